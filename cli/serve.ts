@@ -1,0 +1,114 @@
+/**
+ * `npm run serve -- --dump-details DIR | --runs-root DIR [--runs-root DIR…]
+ *   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow] [--tensor-lru 2]
+ *   [--low-mfu-threshold 0.15] [--use-utilization-overview]`
+ * Validates everything before starting, so a typo is one clear line and a non-zero exit.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { openDatabase } from "@/lib/server/db";
+import { ensureFirstAdmin } from "@/lib/server/auth/users";
+import { CliError, fail, parseCli, resolveDataDir } from "./common";
+import { buildIfNeeded, checkPortFree, serverEnvVars, startNextServer } from "./server-process";
+
+const HELP = `usage: npm run serve -- (--dump-details DIR | --runs-root DIR [--runs-root DIR ...])
+  [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow]
+  [--tensor-lru 2] [--low-mfu-threshold 0.15] [--use-utilization-overview]`;
+
+function requireDir(flag: string, dir: string): string {
+  const abs = path.resolve(dir);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    throw new CliError(`${flag} ${dir}: no such directory`);
+  }
+  if (!st.isDirectory()) throw new CliError(`${flag} ${dir}: not a directory`);
+  return abs;
+}
+
+function intFlag(name: string, value: string | undefined, def: number, min: number, max: number): number {
+  if (value === undefined) return def;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new CliError(`--${name} must be an integer in [${min}, ${max}], got '${value}'`);
+  }
+  return Number(value);
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const { values } = parseCli(argv, {
+    "dump-details": { type: "string" },
+    "runs-root": { type: "string", multiple: true },
+    port: { type: "string" },
+    host: { type: "string", default: "127.0.0.1" },
+    "data-dir": { type: "string" },
+    follow: { type: "boolean", default: false },
+    "tensor-lru": { type: "string" },
+    "low-mfu-threshold": { type: "string" },
+    "use-utilization-overview": { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (values.help) {
+    process.stdout.write(HELP + "\n");
+    return;
+  }
+  try {
+    const roots = values["runs-root"] ?? [];
+    if (values["dump-details"] && roots.length) throw new CliError("use either --dump-details or --runs-root, not both");
+    if (!values["dump-details"] && !roots.length) throw new CliError(`nothing to serve: pass --dump-details DIR or --runs-root DIR\n${HELP}`);
+    const dumpDetails = values["dump-details"] ? requireDir("--dump-details", values["dump-details"]) : undefined;
+    const runsRoots = roots.map((r) => requireDir("--runs-root", r));
+    const port = intFlag("port", values.port, 7788, 1, 65535);
+    const tensorLru = intFlag("tensor-lru", values["tensor-lru"], 2, 1, 64);
+    const mfu = values["low-mfu-threshold"];
+    if (mfu !== undefined && !(Number(mfu) >= 0 && Number(mfu) <= 1)) throw new CliError(`--low-mfu-threshold must be in [0, 1], got '${mfu}'`);
+    const host = values.host;
+    const dataDir = resolveDataDir(values["data-dir"]);
+    try {
+      fs.mkdirSync(dataDir, { recursive: true });
+      fs.accessSync(dataDir, fs.constants.W_OK);
+    } catch {
+      throw new CliError(`--data-dir ${dataDir}: cannot create or write it`);
+    }
+    await checkPortFree(port, host);
+
+    const db = openDatabase(dataDir);
+    const admin = await ensureFirstAdmin(db);
+    db.close();
+    if (admin) {
+      // Printed once, here only: it is not stored anywhere in clear text.
+      process.stdout.write(
+        `\nrlboard: created the first user.\n  user:     ${admin.name}\n  password: ${admin.password}\n` +
+          `  (shown once; change it with: npm run users -- passwd admin --password-stdin)\n\n`,
+      );
+    }
+    await buildIfNeeded();
+    const server = await startNextServer({
+      port,
+      host,
+      env: serverEnvVars({
+        dataDir,
+        dumpDetails,
+        runsRoots,
+        follow: values.follow,
+        tensorLru,
+        lowMfuThreshold: mfu === undefined ? undefined : Number(mfu),
+        useUtilizationOverview: values["use-utilization-overview"],
+      }),
+    });
+    const what = dumpDetails ? `run ${dumpDetails}` : `runs under ${runsRoots.join(", ")}`;
+    process.stdout.write(`rlboard: serving ${what} at ${server.url} (data dir ${dataDir})\n`);
+    if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
+      process.stdout.write(`rlboard: listening on ${host}: reachable from other machines — put TLS in front (see README)\n`);
+    }
+    const shutdown = () => void server.stop().then(() => process.exit(0));
+    process.on("SIGINT", shutdown);
+    process.on("SIGTERM", shutdown);
+    server.child.on("exit", (code) => process.exit(code ?? 0));
+  } catch (err) {
+    if (err instanceof CliError) fail(err.message);
+    throw err;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("cli/serve.ts")) void main();

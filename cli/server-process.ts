@@ -1,0 +1,107 @@
+/**
+ * Starting the Next server as a child process: build when no build exists, refuse a busy
+ * port with one clear line, wait for /api/health, forward SIGINT/SIGTERM. Used by
+ * `serve`, `demo`, the e2e runner and the bench.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { CliError } from "./common";
+
+export const APP_ROOT = path.resolve(import.meta.dirname, "..");
+const NEXT_BIN = path.join(APP_ROOT, "node_modules", "next", "dist", "bin", "next");
+
+export function hasBuild(): boolean {
+  return fs.existsSync(path.join(APP_ROOT, ".next", "BUILD_ID"));
+}
+
+export async function buildIfNeeded(log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<void> {
+  if (hasBuild()) return;
+  log("rlboard: no build found, building the app once (about a minute)…");
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [NEXT_BIN, "build"], {
+      cwd: APP_ROOT,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new CliError(`next build failed (exit ${code})`))));
+    child.on("error", reject);
+  });
+}
+
+export function checkPortFree(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EADDRINUSE") reject(new CliError(`port ${port} on ${host} is already in use (pick another with --port)`));
+      else if (err.code === "EADDRNOTAVAIL") reject(new CliError(`cannot bind ${host}: no such address on this machine`));
+      else reject(new CliError(`cannot listen on ${host}:${port}: ${err.message}`));
+    });
+    srv.listen(port, host, () => srv.close(() => resolve()));
+  });
+}
+
+export interface ServerEnvOptions {
+  dataDir: string;
+  dumpDetails?: string;
+  runsRoots?: string[];
+  follow?: boolean;
+  tensorLru?: number;
+  lowMfuThreshold?: number;
+  useUtilizationOverview?: boolean;
+}
+
+export function serverEnvVars(o: ServerEnvOptions): Record<string, string> {
+  const env: Record<string, string> = { RLBOARD_DATA_DIR: o.dataDir, NEXT_TELEMETRY_DISABLED: "1" };
+  if (o.dumpDetails) env.RLBOARD_DUMP_DETAILS = o.dumpDetails;
+  if (o.runsRoots?.length) env.RLBOARD_RUNS_ROOTS = o.runsRoots.join(path.delimiter);
+  if (o.follow) env.RLBOARD_FOLLOW = "1";
+  if (o.tensorLru !== undefined) env.RLBOARD_TENSOR_LRU = String(o.tensorLru);
+  if (o.lowMfuThreshold !== undefined) env.RLBOARD_LOW_MFU_THRESHOLD = String(o.lowMfuThreshold);
+  if (o.useUtilizationOverview) env.RLBOARD_USE_UTILIZATION_OVERVIEW = "1";
+  return env;
+}
+
+export interface RunningServer {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startNextServer(opts: {
+  port: number;
+  host: string;
+  env: Record<string, string>;
+  quiet?: boolean;
+  timeoutMs?: number;
+}): Promise<RunningServer> {
+  const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(opts.port), "-H", opts.host], {
+    cwd: APP_ROOT,
+    stdio: ["ignore", opts.quiet ? "ignore" : "inherit", "inherit"],
+    env: { ...process.env, ...opts.env },
+  });
+  const url = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${opts.port}`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+    });
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let exited: number | null = null;
+  child.once("exit", (code) => (exited = code ?? 1));
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new CliError(`the server exited during start (exit ${exited})`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.ok) return { child, url, stop };
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new CliError(`the server did not answer ${url}/api/health within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`);
+}

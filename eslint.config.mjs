@@ -1,0 +1,80 @@
+// Layer rules (STYLE.md 1) are encoded here as no-restricted-imports blocks, each with its reason.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import reactHooks from "eslint-plugin-react-hooks";
+
+const serverOnly = [
+  { group: ["@/lib/server/*", "@/lib/server/**"], message: "lib/server is server-only: it must never reach a client bundle." },
+  { group: ["@/lib/store/*", "@/lib/store/**"], message: "lib/store touches run directories; client code fetches through lib/client/queries." },
+  { group: ["@/lib/env"], message: "Server env is read by the server only (STYLE 7)." },
+  { group: ["better-sqlite3", "node:*"], message: "Node-only modules cannot run in the browser." },
+];
+
+export default tseslint.config(
+  { ignores: [".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "collector/clients/python/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    plugins: { "react-hooks": reactHooks },
+    rules: {
+      "react-hooks/rules-of-hooks": "error",
+      "react-hooks/exhaustive-deps": "error",
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/require-await": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+  {
+    files: ["**/*.mjs", "**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Client code: components and lib/client must not import server-side layers.
+    files: ["components/**/*.{ts,tsx}", "lib/client/**/*.ts", "lib/charts/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...serverOnly,
+            // Server actions are the one sanctioned server entry from client components.
+          ].map((p) => (p.group[0] === "@/lib/server/*" ? { ...p, group: ["@/lib/server/*", "@/lib/server/**", "!@/lib/server/actions/*"] } : p)),
+        },
+      ],
+    },
+  },
+  {
+    // The collector is a standalone daemon: only lib/store and lib/contracts (plus its own code).
+    files: ["collector/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["next", "next/*", "react", "react-dom"], message: "The collector never runs inside Next." },
+            { group: ["@/app/*", "@/components/*", "@/lib/server/*", "@/lib/api/*", "@/lib/client/*"], message: "collector/ imports only lib/store and lib/contracts." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Data access and contracts stay framework-free so the collector, CLI and tests can use them.
+    files: ["lib/store/**/*.ts", "lib/contracts/**/*.ts", "lib/timeline/**/*.ts", "lib/rollout/**/*.ts", "lib/advisory/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["next", "next/*", "react", "react-dom", "@/components/*", "@/app/*"], message: "lib data layers import nothing from Next or the UI." },
+            { group: ["@/lib/server/*", "@/lib/client/*"], message: "lib data layers are used by server and collector alike; keep them below lib/server.", allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+);

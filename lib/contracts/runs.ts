@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { QueryBool } from "@/lib/contracts/common";
+
+export const RunSummary = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    path: z.string().describe("path relative to its runs root"),
+    first_ts: z.number().nullable(),
+    last_ts: z.number().nullable().describe("newest file modification time (unix s)"),
+    steps: z.number().int(),
+    live: z.boolean().describe("written to in the last 60 s"),
+    capabilities: z
+      .object({ has_timeline: z.boolean(), has_dumps: z.boolean(), has_trajectories: z.boolean() })
+      .strict(),
+  })
+  .strict();
+export type RunSummary = z.infer<typeof RunSummary>;
+
+export const GetRunsQuery = z.object({ refresh: QueryBool.optional(), q: z.string().max(200).optional() });
+export const GetRunsResponse = z
+  .object({ mode: z.enum(["single", "multi"]), runs: z.array(RunSummary) })
+  .strict();
+export type GetRunsResponse = z.infer<typeof GetRunsResponse>;
+
+export const GetHealthResponse = z.object({ ok: z.literal(true) }).strict();

@@ -1,0 +1,94 @@
+/**
+ * The web process's configuration, validated exactly once (STYLE.md 7). `npm run serve`
+ * (cli/serve.ts) turns its flags into these variables before starting Next; nothing else
+ * reads process.env. Tests override with `setServerEnvForTests`.
+ */
+import path from "node:path";
+import { z } from "zod";
+
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v !== undefined && /^(1|true|yes|on)$/i.test(v));
+
+const ServerEnv = z.object({
+  RLBOARD_DATA_DIR: z.string().min(1).default("./data"),
+  /** Single-run mode: the run's --dump-details directory. */
+  RLBOARD_DUMP_DETAILS: z.string().min(1).optional(),
+  /** Multi-run mode: runs roots joined with path.delimiter (":"). */
+  RLBOARD_RUNS_ROOTS: z.string().min(1).optional(),
+  RLBOARD_FOLLOW: flag,
+  RLBOARD_TENSOR_LRU: z.coerce.number().int().min(1).max(64).default(2),
+  RLBOARD_LOW_MFU_THRESHOLD: z.coerce.number().min(0).max(1).default(0.15),
+  RLBOARD_USE_UTILIZATION_OVERVIEW: flag,
+  /** Set to "1" behind a TLS-terminating reverse proxy so cookies are marked Secure. */
+  RLBOARD_SECURE_COOKIES: flag,
+  AUTH_SECRET: z.string().min(16).optional(),
+  AUTH_OIDC_ISSUER: z.string().url().optional(),
+  AUTH_OIDC_ID: z.string().min(1).optional(),
+  AUTH_OIDC_SECRET: z.string().min(1).optional(),
+  AUTH_OIDC_NAME: z.string().min(1).default("SSO"),
+  AUTH_GITHUB_ID: z.string().min(1).optional(),
+  AUTH_GITHUB_SECRET: z.string().min(1).optional(),
+  /** Users signing in through OIDC/GitHub get this role on first sign-in. */
+  AUTH_OIDC_DEFAULT_ROLE: z.enum(["admin", "member"]).default("member"),
+});
+
+export interface ServerEnvironment {
+  dataDir: string;
+  dumpDetails: string | null;
+  runsRoots: string[];
+  follow: boolean;
+  tensorLru: number;
+  lowMfuThreshold: number;
+  useUtilizationOverview: boolean;
+  secureCookies: boolean;
+  authSecret: string | null;
+  oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
+  github: { clientId: string; clientSecret: string } | null;
+  oidcDefaultRole: "admin" | "member";
+}
+
+let cached: ServerEnvironment | null = null;
+
+function emptyAsUndefined(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) out[k] = v === "" ? undefined : v;
+  return out;
+}
+
+export function parseServerEnv(env: Record<string, string | undefined>): ServerEnvironment {
+  const e = ServerEnv.parse(emptyAsUndefined(env));
+  return {
+    dataDir: path.resolve(e.RLBOARD_DATA_DIR),
+    dumpDetails: e.RLBOARD_DUMP_DETAILS ? path.resolve(e.RLBOARD_DUMP_DETAILS) : null,
+    runsRoots: (e.RLBOARD_RUNS_ROOTS ?? "")
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((r) => path.resolve(r)),
+    follow: e.RLBOARD_FOLLOW,
+    tensorLru: e.RLBOARD_TENSOR_LRU,
+    lowMfuThreshold: e.RLBOARD_LOW_MFU_THRESHOLD,
+    useUtilizationOverview: e.RLBOARD_USE_UTILIZATION_OVERVIEW,
+    secureCookies: e.RLBOARD_SECURE_COOKIES,
+    authSecret: e.AUTH_SECRET ?? null,
+    oidc:
+      e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET
+        ? { issuer: e.AUTH_OIDC_ISSUER, clientId: e.AUTH_OIDC_ID, clientSecret: e.AUTH_OIDC_SECRET, name: e.AUTH_OIDC_NAME }
+        : null,
+    github:
+      e.AUTH_GITHUB_ID && e.AUTH_GITHUB_SECRET ? { clientId: e.AUTH_GITHUB_ID, clientSecret: e.AUTH_GITHUB_SECRET } : null,
+    oidcDefaultRole: e.AUTH_OIDC_DEFAULT_ROLE,
+  };
+}
+
+export function serverEnv(): ServerEnvironment {
+  cached ??= parseServerEnv(process.env);
+  return cached;
+}
+
+/** Tests point the server modules at a temp data dir / run without touching process.env. */
+export function setServerEnvForTests(overrides: Partial<ServerEnvironment>): ServerEnvironment {
+  cached = { ...parseServerEnv({}), ...overrides };
+  return cached;
+}

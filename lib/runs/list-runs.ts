@@ -1,0 +1,27 @@
+import type { GetRunsResponse, RunSummary } from "@/lib/contracts/runs";
+import { getRegistry } from "@/lib/server/runs/context";
+import type { ScannedRun } from "@/lib/server/runs/scan";
+
+export function toRunSummary(r: ScannedRun): RunSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    path: r.relPath,
+    first_ts: r.firstTs,
+    last_ts: r.lastTs,
+    steps: r.steps,
+    live: r.live,
+    capabilities: { has_timeline: r.hasTimeline, has_dumps: r.hasDumps, has_trajectories: r.hasTrajectories },
+  };
+}
+
+/** The lab's run list, newest activity first; `q` filters by name, id or path (case-insensitive). */
+export function listRuns(opts: { refresh?: boolean; q?: string } = {}): GetRunsResponse {
+  const registry = getRegistry();
+  const q = opts.q?.trim().toLowerCase();
+  const runs = registry
+    .list({ refresh: opts.refresh })
+    .filter((r) => !q || r.name.toLowerCase().includes(q) || r.id.toLowerCase().includes(q) || r.relPath.toLowerCase().includes(q))
+    .map(toRunSummary);
+  return { mode: registry.mode.kind, runs };
+}

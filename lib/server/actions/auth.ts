@@ -1,0 +1,42 @@
+"use server";
+/**
+ * Login/logout server actions. Errors come back as a message for the form; a successful
+ * sign-in redirects (Auth.js throws Next's redirect, which must propagate).
+ */
+import { AuthError } from "next-auth";
+import { signIn, signOut } from "@/lib/server/auth/nextauth";
+import { safeNextPath } from "@/lib/auth/next-path";
+
+export interface LoginState {
+  error: string | null;
+}
+
+export async function loginAction(_prev: LoginState, form: FormData): Promise<LoginState> {
+  const name = String(form.get("name") ?? "").trim();
+  const password = String(form.get("password") ?? "");
+  const next = safeNextPath(String(form.get("next") ?? "/"));
+  if (!name || !password) return { error: "Enter your user name and password." };
+  try {
+    await signIn("credentials", { name, password, redirectTo: next });
+    return { error: null };
+  } catch (err) {
+    if (err instanceof AuthError) {
+      const code = (err as AuthError & { code?: string }).code;
+      if (code === "locked") {
+        return { error: "Too many failed attempts: this account is locked for 5 minutes from this address." };
+      }
+      return { error: "Wrong user name or password." };
+    }
+    throw err;
+  }
+}
+
+export async function logoutAction(): Promise<void> {
+  await signOut({ redirectTo: "/login" });
+}
+
+export async function oidcLoginAction(form: FormData): Promise<void> {
+  const provider = String(form.get("provider") ?? "");
+  const next = safeNextPath(String(form.get("next") ?? "/"));
+  await signIn(provider, { redirectTo: next });
+}

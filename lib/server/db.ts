@@ -1,0 +1,68 @@
+/**
+ * The one SQLite handle (better-sqlite3, WAL) in the data dir, and the migration runner.
+ * Schema lives as plain SQL in prisma/migrations (applied in order, each in a transaction,
+ * recorded in schema_migrations). Used by the web process and by the CLI; in the web
+ * process it is a globalThis singleton so dev-mode reloads don't leak handles.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { serverEnv } from "@/lib/env";
+
+export type Db = Database.Database;
+
+export const DB_FILE = "rlboard.db";
+
+export function migrationsDir(): string {
+  return path.join(process.cwd(), "prisma", "migrations");
+}
+
+export function applyMigrations(db: Db, dir = migrationsDir()): string[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)`);
+  const applied = new Set(
+    (db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version),
+  );
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
+    .sort();
+  const ran: string[] = [];
+  for (const file of files) {
+    const version = Number(file.slice(0, 4));
+    if (applied.has(version)) continue;
+    const sql = fs.readFileSync(path.join(dir, file), "utf8");
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+        version,
+        file,
+        Date.now() / 1000,
+      );
+    })();
+    ran.push(file);
+  }
+  return ran;
+}
+
+export function openDatabase(dataDir: string): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, DB_FILE));
+  db.pragma("journal_mode = WAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  applyMigrations(db);
+  return db;
+}
+
+const g = globalThis as unknown as { __rlboardDb?: { dir: string; db: Db } };
+
+/** The web process's handle, opened on first use in the configured data dir. */
+export function getDb(): Db {
+  const dir = serverEnv().dataDir;
+  if (!g.__rlboardDb || g.__rlboardDb.dir !== dir) {
+    g.__rlboardDb?.db.close();
+    g.__rlboardDb = { dir, db: openDatabase(dir) };
+  }
+  return g.__rlboardDb.db;
+}

@@ -1,0 +1,99 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "@/lib/server/db";
+import { RunRegistry } from "@/lib/server/runs/registry";
+import { decodeRunId, encodeRunId } from "@/lib/server/runs/run-id";
+import { scanRoot } from "@/lib/server/runs/scan";
+
+function tmp(prefix: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+function makeRun(dir: string, kind: "dashboard" | "rollout_data", meta?: object): void {
+  fs.mkdirSync(path.join(dir, kind), { recursive: true });
+  if (meta) fs.writeFileSync(path.join(dir, "dashboard", "meta.json"), JSON.stringify(meta));
+  if (kind === "rollout_data") fs.writeFileSync(path.join(dir, "rollout_data", "0.pt"), "");
+}
+
+describe("run ids", () => {
+  it("round-trips nested paths and odd characters, and is URL-safe", () => {
+    for (const rel of ["a", "sweep/run-1", "x y/€~z", "deep/er/still"]) {
+      const id = encodeRunId(rel);
+      expect(id).not.toContain("/");
+      expect(encodeURIComponent(id)).toBe(id.replace(/%/g, "%25"));
+      expect(decodeRunId(id)).toBe(rel);
+    }
+  });
+  it("rejects ids that could leave a root", () => {
+    for (const bad of ["..", "a~..", ".", "", "a~~b", "%2e%2e", "a%2Fb", "%00", "%E0%A4%A"]) expect(decodeRunId(bad)).toBeNull();
+  });
+});
+
+describe("run scan", () => {
+  it("finds runs at any depth, names them from meta.json, and does not descend into runs", () => {
+    const root = tmp("rlboard-root-");
+    makeRun(path.join(root, "alpha"), "dashboard", { run_name: "Alpha GRPO", start_ts: 100.5 });
+    makeRun(path.join(root, "sweep", "b1"), "rollout_data");
+    makeRun(path.join(root, "sweep", "b2"), "dashboard");
+    fs.mkdirSync(path.join(root, "sweep", "b2", "dashboard", "phases"));
+    fs.writeFileSync(path.join(root, "sweep", "b2", "dashboard", "phases", "19700112_13.jsonl"), "{}\n");
+    // A run inside another run's content folder is not a separate run.
+    makeRun(path.join(root, "alpha", "dashboard", "nested"), "dashboard");
+    fs.mkdirSync(path.join(root, "empty", "nothing"), { recursive: true });
+
+    const runs = scanRoot(root).sort((a, b) => a.id.localeCompare(b.id));
+    expect(runs.map((r) => r.id)).toEqual(["alpha", "sweep~b1", "sweep~b2"]);
+    const alpha = runs[0]!;
+    expect(alpha.name).toBe("Alpha GRPO");
+    expect(alpha.firstTs).toBe(100.5);
+    expect(runs[1]).toMatchObject({ name: "b1", hasDumps: true, steps: 1, hasTimeline: false });
+    expect(runs[2]).toMatchObject({ hasTimeline: true, hasDumps: false, live: true });
+  });
+
+  it("follows symlinks inside the root and ignores those escaping it", () => {
+    const root = tmp("rlboard-root-");
+    const outside = tmp("rlboard-outside-");
+    makeRun(path.join(outside, "secret"), "dashboard");
+    makeRun(path.join(root, "real"), "dashboard");
+    fs.symlinkSync(path.join(outside, "secret"), path.join(root, "escape"));
+    fs.symlinkSync(outside, path.join(root, "escape-dir"));
+    fs.symlinkSync(path.join(root, "real"), path.join(root, "alias"));
+    const ids = scanRoot(root).map((r) => r.id).sort();
+    expect(ids).toEqual(["alias", "real"]);
+  });
+
+  it("half-written meta.json falls back to the folder name", () => {
+    const root = tmp("rlboard-root-");
+    makeRun(path.join(root, "r"), "dashboard");
+    fs.writeFileSync(path.join(root, "r", "dashboard", "meta.json"), '{"run_name": "par');
+    expect(scanRoot(root)[0]?.name).toBe("r");
+  });
+});
+
+describe("RunRegistry", () => {
+  it("indexes runs in SQLite, drops vanished ones, and finds runs created after the last scan", () => {
+    const root = tmp("rlboard-root-");
+    const db = openDatabase(tmp("rlboard-data-"));
+    makeRun(path.join(root, "one"), "dashboard");
+    const reg = new RunRegistry(db, { kind: "multi", roots: [root] });
+    expect(reg.list().map((r) => r.id)).toEqual(["one"]);
+    expect(db.prepare("SELECT id, name FROM runs").all()).toEqual([{ id: "one", name: "one" }]);
+    makeRun(path.join(root, "two"), "rollout_data");
+    expect(reg.find("two")?.relPath).toBe("two");
+    fs.rmSync(path.join(root, "one"), { recursive: true });
+    reg.list({ refresh: true });
+    expect((db.prepare("SELECT id FROM runs").all() as { id: string }[]).map((r) => r.id)).toEqual(["two"]);
+    expect(reg.find("one")).toBeNull();
+    expect(reg.find("..")).toBeNull();
+    db.close();
+  });
+
+  it("single-run mode exposes exactly the one directory", () => {
+    const dir = path.join(tmp("rlboard-single-"), "my-run");
+    makeRun(dir, "dashboard", { run_name: "solo" });
+    const reg = new RunRegistry(openDatabase(tmp("rlboard-data-")), { kind: "single", dir });
+    expect(reg.single()).toMatchObject({ id: "my-run", name: "solo", dir });
+  });
+});

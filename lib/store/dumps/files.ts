@@ -1,0 +1,126 @@
+/**
+ * File layout of a dump directory D (spec api.md 1.1, 1.9): names, listing with the
+ * visibility rule, stats for cache keys, and the load-failure policy (a fresh file that
+ * fails to parse is "still being written" → 503; a missing one is 404).
+ */
+import fs from "node:fs/promises";
+import path from "node:path";
+import { ApiError, notFound, stillWriting } from "@/lib/api/errors";
+
+/** A rollout younger than this (seconds) is hidden unless its train companion exists. */
+export const MIN_AGE_SECONDS = 10.0;
+/** A load failure on a file younger than this (seconds) means "still being written". */
+export const FRESH_SECONDS = 60.0;
+
+const INT = /^[0-9]+$/;
+
+export function rolloutStem(rid: number, evaluation: boolean): string {
+  return evaluation ? `eval_${rid}` : String(rid);
+}
+
+export function rolloutRel(rid: number, evaluation: boolean): string {
+  return path.posix.join("rollout_data", `${rolloutStem(rid, evaluation)}.pt`);
+}
+
+export function mirrorRel(rid: number, evaluation: boolean): string {
+  return path.posix.join("dashboard_columns", `rollout_${rolloutStem(rid, evaluation)}.parquet`);
+}
+
+export function sidecarRel(rid: number, evaluation: boolean): string {
+  return path.posix.join("trajectory", `${rolloutStem(rid, evaluation)}.jsonl`);
+}
+
+export function isErrno(err: unknown, code: string): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === code;
+}
+
+export interface FileStamp {
+  size: number;
+  /** mtime in nanoseconds, as a decimal string (exact). */
+  mtimeNs: string;
+  mtimeMs: number;
+}
+
+export async function stamp(abs: string): Promise<FileStamp> {
+  const st = await fs.stat(abs, { bigint: true });
+  return { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), mtimeMs: Number(st.mtimeNs / 1_000_000n) };
+}
+
+/** Stat or null when missing. */
+export async function stampOrNull(abs: string): Promise<FileStamp | null> {
+  try {
+    return await stamp(abs);
+  } catch (err) {
+    if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return null;
+    throw err;
+  }
+}
+
+async function readdirOrEmpty(abs: string): Promise<string[]> {
+  try {
+    return await fs.readdir(abs);
+  } catch (err) {
+    if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return [];
+    throw err;
+  }
+}
+
+export interface TrainShardFile {
+  name: string;
+  rank: number;
+}
+
+/** `train_data/{rid}_*.pt` in shard order (ascending by the integer after the last `_`). */
+export async function listTrainShards(dir: string, rid: number): Promise<TrainShardFile[]> {
+  const prefix = `${rid}_`;
+  const out: TrainShardFile[] = [];
+  for (const name of await readdirOrEmpty(path.join(dir, "train_data"))) {
+    if (!name.startsWith(prefix) || !name.endsWith(".pt")) continue;
+    const stem = name.slice(0, -3);
+    const rank = stem.slice(stem.lastIndexOf("_") + 1);
+    if (!INT.test(rank)) continue; // the reference would crash on int(); we skip
+    out.push({ name, rank: Number.parseInt(rank, 10) });
+  }
+  return out.sort((a, b) => a.rank - b.rank || (a.name < b.name ? -1 : 1));
+}
+
+/**
+ * Visible rollout ids (1.9): older than MIN_AGE_SECONDS, or (train only) with a first
+ * train companion `train_data/{rid}_0.pt`. Stems other than `int` / `eval_int` are skipped.
+ */
+export async function listRolloutIds(dir: string, nowMs = Date.now()): Promise<{ train: number[]; eval: number[] }> {
+  const train: number[] = [];
+  const evals: number[] = [];
+  for (const name of await readdirOrEmpty(path.join(dir, "rollout_data"))) {
+    if (!name.endsWith(".pt")) continue;
+    const stem = name.slice(0, -3);
+    const evaluation = stem.startsWith("eval_");
+    const digits = evaluation ? stem.slice(5) : stem;
+    if (!INT.test(digits)) continue;
+    const rid = Number.parseInt(digits, 10);
+    const st = await stampOrNull(path.join(dir, "rollout_data", name));
+    if (st === null) continue;
+    let visible = (nowMs - st.mtimeMs) / 1000 > MIN_AGE_SECONDS;
+    if (!visible && !evaluation) visible = (await stampOrNull(path.join(dir, "train_data", `${rid}_0.pt`))) !== null;
+    if (visible) (evaluation ? evals : train).push(rid);
+  }
+  const asc = (a: number, b: number) => a - b;
+  return { train: [...new Set(train)].sort(asc), eval: [...new Set(evals)].sort(asc) };
+}
+
+/**
+ * Run `load` on `abs` with the 1.9 failure policy: ENOENT → 404; any other failure on a
+ * file younger than FRESH_SECONDS → 503 still_writing; older → rethrown (500).
+ */
+export async function guardedLoad<T>(abs: string, rel: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    if (isErrno(err, "ENOENT")) throw notFound(`no such file: ${rel}`);
+    const st = await stampOrNull(abs);
+    if (st === null) throw notFound(`no such file: ${rel}`);
+    if ((Date.now() - st.mtimeMs) / 1000 < FRESH_SECONDS) throw stillWriting(rel);
+    throw err;
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * Minimal read-only ZIP reader for torch `.pt` archives (api.md 1.2, "Zip layer").
+ *
+ * Policy: positional reads only (`FileHandle.read` at offsets) — the archive is never
+ * read whole. The end-of-central-directory record and the central directory are read
+ * once at open; each entry's LOCAL header is read lazily on first access, because torch
+ * pads entry data to 64-byte alignment through the local extra field, so the data
+ * offset is `headerOffset + 30 + nameLength + extraLength` (the central directory's
+ * extra field differs). ZIP64 (EOCD64 locator/record and zip64 extra fields) is
+ * supported; torch writes these records even for small files. Only STORED (method 0)
+ * entries can be read; anything else raises `PtFormatError`.
+ */
+import { open, type FileHandle } from "node:fs/promises";
+import { PtFormatError } from "./errors";
+
+export { PtFormatError } from "./errors";
+
+export interface ZipEntry {
+  readonly name: string;
+  /** Offset of the entry's LOCAL file header (data offset: see `ZipArchive.dataOffset`). */
+  readonly headerOffset: number;
+  /** Uncompressed size in bytes. */
+  readonly size: number;
+  readonly compressedSize: number;
+  /** Compression method (0 = STORED; the only one this reader accepts). */
+  readonly method: number;
+  readonly flags: number;
+}
+
+export interface ZipArchive {
+  readonly path: string;
+  readonly fileSize: number;
+  /** Entries by name (central-directory order is kept in `names`). */
+  readonly entries: ReadonlyMap<string, ZipEntry>;
+  readonly names: readonly string[];
+  readonly zip64: boolean;
+  /** Total bytes fetched from disk so far (instrumentation for tests/benchmarks). */
+  readonly bytesRead: number;
+  /** Absolute file offset of an entry's data (reads its local header once, cached). */
+  dataOffset(name: string): Promise<number>;
+  /** Whole entry data. */
+  read(name: string): Promise<Buffer>;
+  /** `byteLength` bytes starting `byteOffset` bytes into the entry's data. */
+  readRange(name: string, byteOffset: number, byteLength: number): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+const SIG_LOCAL = 0x04034b50;
+const SIG_CENTRAL = 0x02014b50;
+const SIG_EOCD = 0x06054b50;
+const SIG_EOCD64 = 0x06064b50;
+const SIG_EOCD64_LOCATOR = 0x07064b50;
+const EOCD_SIZE = 22;
+const LOCATOR_SIZE = 20;
+const EOCD64_MIN_SIZE = 56;
+const MAX_COMMENT = 0xffff;
+/** Single `read` calls are capped below Node's 2 GiB I/O limit. */
+const READ_CHUNK = 1 << 30;
+
+function u64(buf: Buffer, off: number): number {
+  const lo = buf.readUInt32LE(off);
+  const hi = buf.readUInt32LE(off + 4);
+  if (hi >= 0x200000) return Number.NaN; // ≥ 2^53: not addressable, treated as corrupt
+  return hi * 0x1_0000_0000 + lo;
+}
+
+/** Open a zip archive for positional reads. ENOENT & co. propagate untouched. */
+export async function openZip(path: string): Promise<ZipArchive> {
+  const fh = await open(path, "r");
+  try {
+    const archive = new ZipReader(path, fh);
+    await archive.init();
+    return archive;
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+class ZipReader implements ZipArchive {
+  readonly path: string;
+  fileSize = 0;
+  entries = new Map<string, ZipEntry>();
+  names: string[] = [];
+  zip64 = false;
+  bytesRead = 0;
+  private fh: FileHandle | null;
+  private cdOffset = 0;
+  private readonly offsets = new Map<string, Promise<number>>();
+
+  constructor(path: string, fh: FileHandle) {
+    this.path = path;
+    this.fh = fh;
+  }
+
+  private fail(detail: string): never {
+    throw new PtFormatError(this.path, detail);
+  }
+
+  /** Read exactly `length` bytes at `position` into a fresh (unpooled) Buffer. */
+  private async readAt(position: number, length: number): Promise<Buffer> {
+    const fh = this.fh;
+    if (fh === null) throw new Error(`${this.path}: archive is closed`);
+    if (position < 0 || position + length > this.fileSize) {
+      this.fail(`read of ${length} bytes at offset ${position} is past the end of the file (${this.fileSize} bytes; truncated?)`);
+    }
+    const buf = Buffer.allocUnsafeSlow(length);
+    let done = 0;
+    while (done < length) {
+      const want = Math.min(length - done, READ_CHUNK);
+      const { bytesRead } = await fh.read(buf, done, want, position + done);
+      if (bytesRead === 0) this.fail(`unexpected end of file at offset ${position + done} (file shrank or truncated)`);
+      done += bytesRead;
+      this.bytesRead += bytesRead;
+    }
+    return buf;
+  }
+
+  async init(): Promise<void> {
+    const fh = this.fh;
+    if (fh === null) throw new Error(`${this.path}: archive is closed`);
+    this.fileSize = (await fh.stat()).size;
+    if (this.fileSize < EOCD_SIZE) this.fail(`only ${this.fileSize} bytes, too small for a zip archive (truncated?)`);
+
+    // --- end of central directory: scan backwards; the comment must end exactly at EOF.
+    const tailLen = Math.min(this.fileSize, EOCD_SIZE + MAX_COMMENT);
+    const tailStart = this.fileSize - tailLen;
+    const tail = await this.readAt(tailStart, tailLen);
+    let eocdRel = -1;
+    for (let i = tailLen - EOCD_SIZE; i >= 0; i--) {
+      if (tail[i] === 0x50 && tail.readUInt32LE(i) === SIG_EOCD && i + EOCD_SIZE + tail.readUInt16LE(i + 20) === tailLen) {
+        eocdRel = i;
+        break;
+      }
+    }
+    if (eocdRel < 0) this.fail("no end-of-central-directory record (truncated or still being written?)");
+    const eocdPos = tailStart + eocdRel;
+    let count = tail.readUInt16LE(eocdRel + 10);
+    let cdSize = tail.readUInt32LE(eocdRel + 12);
+    let cdOffset = tail.readUInt32LE(eocdRel + 16);
+    let cdLimit = eocdPos;
+
+    // --- ZIP64 locator immediately before the EOCD.
+    if (eocdPos >= LOCATOR_SIZE) {
+      const loc = await this.readAt(eocdPos - LOCATOR_SIZE, LOCATOR_SIZE);
+      if (loc.readUInt32LE(0) === SIG_EOCD64_LOCATOR) {
+        const recPos = u64(loc, 8);
+        if (!(recPos >= 0 && recPos + EOCD64_MIN_SIZE <= eocdPos - LOCATOR_SIZE)) {
+          this.fail(`bad ZIP64 end-of-central-directory locator (record offset ${recPos})`);
+        }
+        const rec = await this.readAt(recPos, EOCD64_MIN_SIZE);
+        if (rec.readUInt32LE(0) !== SIG_EOCD64) this.fail(`bad ZIP64 end-of-central-directory signature at offset ${recPos}`);
+        count = u64(rec, 32);
+        cdSize = u64(rec, 40);
+        cdOffset = u64(rec, 48);
+        cdLimit = recPos;
+        this.zip64 = true;
+      }
+    }
+    if (!this.zip64 && (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff)) {
+      this.fail("ZIP64 sizes flagged but no ZIP64 end-of-central-directory locator");
+    }
+    if (!(Number.isFinite(cdSize) && Number.isFinite(cdOffset) && Number.isFinite(count)) || cdOffset + cdSize > cdLimit) {
+      this.fail(`central directory (offset ${cdOffset}, ${cdSize} bytes) lies outside the file`);
+    }
+    this.cdOffset = cdOffset;
+
+    // --- central directory.
+    const cd = await this.readAt(cdOffset, cdSize);
+    let p = 0;
+    for (let i = 0; i < count; i++) {
+      if (p + 46 > cdSize || cd.readUInt32LE(p) !== SIG_CENTRAL) this.fail(`bad central directory entry #${i} at offset ${cdOffset + p}`);
+      const flags = cd.readUInt16LE(p + 8);
+      const method = cd.readUInt16LE(p + 10);
+      let compressedSize = cd.readUInt32LE(p + 20);
+      let size = cd.readUInt32LE(p + 24);
+      const nameLen = cd.readUInt16LE(p + 28);
+      const extraLen = cd.readUInt16LE(p + 30);
+      const commentLen = cd.readUInt16LE(p + 32);
+      let headerOffset = cd.readUInt32LE(p + 42);
+      const end = p + 46 + nameLen + extraLen + commentLen;
+      if (end > cdSize) this.fail(`central directory entry #${i} overruns the directory`);
+      const name = cd.toString("utf8", p + 46, p + 46 + nameLen);
+      // zip64 extended information: present fields are exactly those saturated above.
+      let x = p + 46 + nameLen;
+      const xEnd = x + extraLen;
+      while (x + 4 <= xEnd) {
+        const id = cd.readUInt16LE(x);
+        const len = cd.readUInt16LE(x + 2);
+        if (id === 0x0001) {
+          let q = x + 4;
+          const qEnd = q + len;
+          if (size === 0xffffffff && q + 8 <= qEnd) { size = u64(cd, q); q += 8; }
+          if (compressedSize === 0xffffffff && q + 8 <= qEnd) { compressedSize = u64(cd, q); q += 8; }
+          if (headerOffset === 0xffffffff && q + 8 <= qEnd) { headerOffset = u64(cd, q); q += 8; }
+        }
+        x += 4 + len;
+      }
+      if (!(Number.isFinite(size) && Number.isFinite(compressedSize) && Number.isFinite(headerOffset)) || headerOffset >= cdOffset) {
+        this.fail(`entry ${name}: bad sizes/offset in central directory`);
+      }
+      if (!this.entries.has(name)) this.names.push(name);
+      this.entries.set(name, { name, headerOffset, size, compressedSize, method, flags });
+      p = end;
+    }
+  }
+
+  private entry(name: string): ZipEntry {
+    const e = this.entries.get(name);
+    if (e === undefined) this.fail(`missing zip entry ${name}`);
+    if (e.method !== 0) this.fail(`entry ${name} is compressed (method ${e.method}); torch archives store entries uncompressed`);
+    if ((e.flags & 1) !== 0) this.fail(`entry ${name} is encrypted`);
+    return e;
+  }
+
+  dataOffset(name: string): Promise<number> {
+    let p = this.offsets.get(name);
+    if (p === undefined) {
+      p = this.resolveDataOffset(name);
+      this.offsets.set(name, p);
+      p.catch(() => this.offsets.delete(name));
+    }
+    return p;
+  }
+
+  private async resolveDataOffset(name: string): Promise<number> {
+    const e = this.entry(name);
+    if (e.headerOffset + 30 > this.cdOffset) this.fail(`entry ${name}: local header lies outside the file`);
+    const h = await this.readAt(e.headerOffset, 30);
+    if (h.readUInt32LE(0) !== SIG_LOCAL) this.fail(`entry ${name}: bad local header signature at offset ${e.headerOffset}`);
+    const off = e.headerOffset + 30 + h.readUInt16LE(26) + h.readUInt16LE(28);
+    if (off + e.size > this.cdOffset) {
+      this.fail(`entry ${name}: data (offset ${off}, ${e.size} bytes) overruns the central directory (truncated?)`);
+    }
+    return off;
+  }
+
+  async read(name: string): Promise<Buffer> {
+    const e = this.entry(name);
+    return this.readAt(await this.dataOffset(name), e.size);
+  }
+
+  async readRange(name: string, byteOffset: number, byteLength: number): Promise<Buffer> {
+    const e = this.entry(name);
+    if (!(Number.isInteger(byteOffset) && Number.isInteger(byteLength)) || byteOffset < 0 || byteLength < 0 || byteOffset + byteLength > e.size) {
+      this.fail(`entry ${name}: range [${byteOffset}, ${byteOffset + byteLength}) outside its ${e.size} bytes`);
+    }
+    return this.readAt((await this.dataOffset(name)) + byteOffset, byteLength);
+  }
+
+  async close(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    if (fh !== null) await fh.close();
+  }
+}

@@ -1,0 +1,379 @@
+/**
+ * Parsed partition blocks, one per stream file, and the per-line decoders that fill them.
+ *
+ * Policy: a record must carry exactly the keys of its stream (formats.md §0; engine_series
+ * may omit `labels`) with the right JSON types. Anything else is a corrupt line: skipped
+ * and counted, never fatal (the Python store raised instead; we keep serving the rest).
+ * gpu_util and engine_series rows are stored as tick-grouped typed columns — rows that
+ * share a timestamp (one sampler tick of a node, one scrape tick) share one ts slot — so
+ * a row costs ~10 bytes; the other streams keep plain records.
+ */
+import { Col, Interner } from "@/lib/store/telemetry/columns";
+import {
+  OPEN_T1,
+  TRAJECTORY_KINDS,
+  type DataBufferSample,
+  type EngineInfo,
+  type GpuProcessSample,
+  type MetricsRecord,
+  type PhaseEvent,
+  type Scalar,
+  type TopologySnapshot,
+  type TrajectoryEvent,
+} from "@/lib/store/telemetry/types";
+
+/** Store-wide dictionaries shared by every block (ids are stable for the store's life). */
+export class Dicts {
+  readonly laneKeys = new Interner();
+  readonly laneNode: string[] = [];
+  readonly laneGpu: number[] = [];
+  readonly metrics = new Interner();
+  /** Engine series identity: addr + canonical labels (raw, dp_rank included). */
+  readonly series = new Interner(0xffffffff);
+  readonly seriesAddr: string[] = [];
+  readonly seriesLabels: Record<string, string | null>[] = [];
+
+  laneId(node: string, gpu: number): number {
+    const key = `${node}\u0000${gpu}`;
+    const known = this.laneKeys.lookup(key);
+    if (known !== undefined) return known;
+    const id = this.laneKeys.id(key);
+    this.laneNode[id] = node;
+    this.laneGpu[id] = gpu;
+    return id;
+  }
+
+  seriesId(addr: string, labels: Record<string, string | null>): number {
+    const key = `${addr}\u0000${canonicalLabels(labels)}`;
+    const known = this.series.lookup(key);
+    if (known !== undefined) return known;
+    const id = this.series.id(key);
+    this.seriesAddr[id] = addr;
+    this.seriesLabels[id] = labels;
+    return id;
+  }
+}
+
+/**
+ * Python `json.dumps(labels, sort_keys=True)` with default separators — the sort key
+ * of engine series parts (api.md 8.6).
+ */
+export function canonicalLabels(labels: Record<string, unknown>): string {
+  const keys = Object.keys(labels).sort(cmpStr);
+  if (keys.length === 0) return "{}";
+  return `{${keys.map((k) => `${JSON.stringify(k)}: ${JSON.stringify(labels[k] ?? null)}`).join(", ")}}`;
+}
+
+export function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Rows grouped into runs of identical `ts`; `sorted` tells whether group ts never decrease. */
+export class TickColumns {
+  readonly gTs = new Col(Float64Array);
+  readonly gStart = new Col(Uint32Array);
+  rows = 0;
+  sorted = true;
+  minTs = Infinity;
+  maxTs = -Infinity;
+  private lastTs = NaN;
+
+  protected beginRow(ts: number): void {
+    if (ts !== this.lastTs) {
+      if (ts < this.lastTs) this.sorted = false;
+      this.gTs.push(ts);
+      this.gStart.push(this.rows);
+      this.lastTs = ts;
+      if (ts < this.minTs) this.minTs = ts;
+      if (ts > this.maxTs) this.maxTs = ts;
+    }
+    this.rows++;
+  }
+
+  get groups(): number {
+    return this.gTs.length;
+  }
+
+  groupEnd(g: number): number {
+    return g + 1 < this.gTs.length ? this.gStart.get(g + 1) : this.rows;
+  }
+
+  /** Groups [lo, hi) that may hold ts in [t0, t1]; callers still check each group's ts. */
+  groupRange(t0: number | null, t1: number | null): [number, number] {
+    const n = this.gTs.length;
+    if (!this.sorted) return [0, n];
+    let lo = 0;
+    let hi = n;
+    if (t0 !== null) {
+      let a = 0;
+      let b = n;
+      while (a < b) {
+        const m = (a + b) >>> 1;
+        if (this.gTs.get(m) < t0) a = m + 1;
+        else b = m;
+      }
+      lo = a;
+    }
+    if (t1 !== null) {
+      let a = lo;
+      let b = n;
+      while (a < b) {
+        const m = (a + b) >>> 1;
+        if (this.gTs.get(m) <= t1) a = m + 1;
+        else b = m;
+      }
+      hi = a;
+    }
+    return [lo, hi];
+  }
+
+  trimTicks(): void {
+    this.gTs.trim();
+    this.gStart.trim();
+  }
+
+  /** Restore group bookkeeping after columns were loaded from the binary cache. */
+  protected restoreTicks(rows: number, sorted: boolean, minTs: number, maxTs: number): void {
+    this.rows = rows;
+    this.sorted = sorted;
+    this.minTs = minTs;
+    this.maxTs = maxTs;
+    this.lastTs = this.gTs.length ? this.gTs.get(this.gTs.length - 1) : NaN;
+  }
+}
+
+export class GpuBlock extends TickColumns {
+  readonly lane = new Col(Uint16Array);
+  readonly util = new Col(Uint8Array);
+  readonly mem = new Col(Int32Array);
+  readonly power = new Col(Int16Array);
+  readonly lanes = new Set<number>();
+
+  add(ts: number, lane: number, util: number, mem: number, power: number): void {
+    this.beginRow(ts);
+    this.lane.push(lane);
+    this.util.push(util);
+    this.mem.push(mem);
+    this.power.push(power);
+    this.lanes.add(lane);
+  }
+
+  trim(): void {
+    this.trimTicks();
+    for (const c of [this.lane, this.util, this.mem, this.power]) (c as Col<never>).trim();
+  }
+
+  byteLength(): number {
+    return (
+      this.gTs.byteLength() +
+      this.gStart.byteLength() +
+      this.lane.byteLength() +
+      this.util.byteLength() +
+      this.mem.byteLength() +
+      this.power.byteLength()
+    );
+  }
+
+  static restore(
+    cols: { gTs: Float64Array; gStart: Uint32Array; lane: Uint16Array; util: Uint8Array; mem: Int32Array; power: Int16Array },
+    sorted: boolean,
+  ): GpuBlock {
+    const b = new GpuBlock();
+    b.gTs.load(cols.gTs);
+    b.gStart.load(cols.gStart);
+    b.lane.load(cols.lane);
+    b.util.load(cols.util);
+    b.mem.load(cols.mem);
+    b.power.load(cols.power);
+    let min = Infinity;
+    let max = -Infinity;
+    for (const t of cols.gTs) {
+      if (t < min) min = t;
+      if (t > max) max = t;
+    }
+    for (const l of cols.lane) b.lanes.add(l);
+    b.restoreTicks(cols.lane.length, sorted, min, max);
+    return b;
+  }
+}
+
+/** One raw engine metric inside one partition. */
+export class EngineMetricColumns extends TickColumns {
+  readonly series = new Col(Uint32Array);
+  readonly value = new Col(Float64Array);
+
+  add(ts: number, series: number, value: number): void {
+    this.beginRow(ts);
+    this.series.push(series);
+    this.value.push(value);
+  }
+
+  trim(): void {
+    this.trimTicks();
+    this.series.trim();
+    this.value.trim();
+  }
+
+  byteLength(): number {
+    return this.gTs.byteLength() + this.gStart.byteLength() + this.series.byteLength() + this.value.byteLength();
+  }
+}
+
+export class EngineBlock {
+  /** metric id → columns */
+  readonly metrics = new Map<number, EngineMetricColumns>();
+  minTs = Infinity;
+  maxTs = -Infinity;
+
+  add(metric: number, ts: number, series: number, value: number): void {
+    let cols = this.metrics.get(metric);
+    if (!cols) this.metrics.set(metric, (cols = new EngineMetricColumns()));
+    cols.add(ts, series, value);
+    if (ts < this.minTs) this.minTs = ts;
+    if (ts > this.maxTs) this.maxTs = ts;
+  }
+
+  trim(): void {
+    for (const c of this.metrics.values()) c.trim();
+  }
+
+  byteLength(): number {
+    let n = 0;
+    for (const c of this.metrics.values()) n += c.byteLength();
+    return n;
+  }
+}
+
+export class RecordBlock<R> {
+  readonly rows: R[] = [];
+}
+
+export class PhaseBlock extends RecordBlock<PhaseEvent> {
+  /** Smallest / largest stamp of the block (t0 of every row, t1 of closed rows). */
+  minT = Infinity;
+  maxT = -Infinity;
+  /** Indices of OPEN markers (t1 == -1). */
+  readonly open: number[] = [];
+  add(ev: PhaseEvent): void {
+    if (ev.t1 === OPEN_T1) this.open.push(this.rows.length);
+    else if (ev.t1 > this.maxT) this.maxT = ev.t1;
+    if (ev.t0 < this.minT) this.minT = ev.t0;
+    if (ev.t0 > this.maxT) this.maxT = ev.t0;
+    this.rows.push(ev);
+  }
+}
+
+export class TimedBlock<R extends { ts: number }> extends RecordBlock<R> {
+  minTs = Infinity;
+  maxTs = -Infinity;
+  add(r: R): void {
+    if (r.ts < this.minTs) this.minTs = r.ts;
+    if (r.ts > this.maxTs) this.maxTs = r.ts;
+    this.rows.push(r);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// record validation (exact key sets, formats.md §4)
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const isNum = (v: unknown): v is number => typeof v === "number";
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+const isStr = (v: unknown): v is string => typeof v === "string";
+
+function hasExactKeys(o: Obj, keys: readonly string[], optional: readonly string[] = []): boolean {
+  let n = 0;
+  for (const k in o) {
+    if (keys.includes(k)) n++;
+    else if (!optional.includes(k)) return false;
+  }
+  return n === keys.length;
+}
+
+const METRICS_KEYS = ["ts", "step_key", "step", "metrics"] as const;
+export function decodeMetrics(o: unknown): MetricsRecord | null {
+  if (!isObj(o) || !hasExactKeys(o, METRICS_KEYS)) return null;
+  const { ts, step_key, step, metrics } = o;
+  if (!isNum(ts) || !(step_key === null || isStr(step_key)) || !(step === null || isNum(step)) || !isObj(metrics))
+    return null;
+  return { ts, step_key, step, metrics: metrics as Record<string, Scalar> };
+}
+
+const PHASE_KEYS = ["name", "t0", "t1", "node", "gpus", "rank", "role"] as const;
+export function decodePhase(o: unknown): PhaseEvent | null {
+  if (!isObj(o) || !hasExactKeys(o, PHASE_KEYS)) return null;
+  const { name, t0, t1, node, gpus, rank, role } = o;
+  if (!isStr(name) || !isNum(t0) || !isNum(t1) || !isStr(node) || !isInt(rank) || !isStr(role)) return null;
+  if (!Array.isArray(gpus) || !gpus.every(isInt)) return null;
+  return { name, t0, t1, node, gpus: gpus as number[], rank, role };
+}
+
+const TOPO_KEYS = ["ts", "engines"] as const;
+const ENGINE_KEYS = ["addr", "worker_type", "engine_rank", "gpus", "gpu_uuids"] as const;
+export function decodeTopology(o: unknown): TopologySnapshot | null {
+  if (!isObj(o) || !hasExactKeys(o, TOPO_KEYS) || !isNum(o.ts) || !Array.isArray(o.engines)) return null;
+  for (const e of o.engines as unknown[]) {
+    if (!isObj(e) || !hasExactKeys(e, ENGINE_KEYS) || !isStr(e.addr) || !Array.isArray(e.gpus)) return null;
+    for (const g of e.gpus as unknown[]) {
+      if (!Array.isArray(g) || g.length !== 2 || !isStr(g[0]) || !isInt(g[1])) return null;
+    }
+  }
+  return { ts: o.ts, engines: o.engines as EngineInfo[] };
+}
+
+const TRAJ_KEYS = ["ts", "kind", "sample_index", "group_index", "turn", "weight_version", "detail"] as const;
+const KINDS = new Set<string>(TRAJECTORY_KINDS);
+export function decodeTrajectory(o: unknown): TrajectoryEvent | null {
+  if (!isObj(o) || !hasExactKeys(o, TRAJ_KEYS)) return null;
+  const { ts, kind, sample_index, group_index, turn, weight_version, detail } = o;
+  if (!isNum(ts) || !isStr(kind) || !KINDS.has(kind) || !isInt(sample_index) || !isInt(group_index) || !isInt(turn))
+    return null;
+  if (!isStr(weight_version) || !isStr(detail)) return null;
+  return { ts, kind: kind as TrajectoryEvent["kind"], sample_index, group_index, turn, weight_version, detail };
+}
+
+const PROC_KEYS = ["ts", "node", "gpu", "pid", "name", "mem_mb"] as const;
+export function decodeGpuProcess(o: unknown): GpuProcessSample | null {
+  if (!isObj(o) || !hasExactKeys(o, PROC_KEYS)) return null;
+  const { ts, node, gpu, pid, name, mem_mb } = o;
+  if (!isNum(ts) || !isStr(node) || !isInt(gpu) || !isInt(pid) || !isStr(name) || !isNum(mem_mb)) return null;
+  return { ts, node, gpu, pid, name, mem_mb };
+}
+
+const BUFFER_KEYS = ["ts", "length"] as const;
+export function decodeDataBuffer(o: unknown): DataBufferSample | null {
+  if (!isObj(o) || !hasExactKeys(o, BUFFER_KEYS) || !isNum(o.ts) || !isNum(o.length)) return null;
+  return { ts: o.ts, length: o.length };
+}
+
+const GPU_KEYS = ["ts", "node", "gpu", "util", "mem_mb", "power_w"] as const;
+/** Generic (slow-path) gpu_util decoder; returns false for a corrupt record. */
+export function addGpuRecord(block: GpuBlock, dicts: Dicts, o: unknown): boolean {
+  if (!isObj(o) || !hasExactKeys(o, GPU_KEYS)) return false;
+  const { ts, node, gpu, util, mem_mb, power_w } = o;
+  if (!isNum(ts) || !Number.isFinite(ts) || !isStr(node) || !isInt(gpu) || !isNum(util) || !isNum(mem_mb) || !isNum(power_w))
+    return false;
+  block.add(ts, dicts.laneId(node, gpu), util, mem_mb, power_w);
+  return true;
+}
+
+const ENGINE_ROW_KEYS = ["ts", "addr", "metric", "value"] as const;
+export function addEngineRecord(block: EngineBlock, dicts: Dicts, o: unknown): boolean {
+  if (!isObj(o) || !hasExactKeys(o, ENGINE_ROW_KEYS, ["labels"])) return false;
+  const { ts, addr, metric, value } = o;
+  if (!isNum(ts) || !Number.isFinite(ts) || !isStr(addr) || !isStr(metric) || !isNum(value)) return false;
+  const raw = o.labels ?? {};
+  if (!isObj(raw)) return false;
+  let labels: Record<string, string | null> = raw as Record<string, string | null>;
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== null && typeof v !== "string") {
+      labels = Object.fromEntries(Object.entries(raw).map(([kk, vv]) => [kk, vv === null ? null : String(vv)]));
+      break;
+    }
+  }
+  block.add(dicts.metrics.id(metric), ts, dicts.seriesId(addr, labels), value);
+  return true;
+}

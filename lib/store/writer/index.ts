@@ -1,0 +1,23 @@
+/**
+ * Write side of the run-directory store: everything that produces bytes under
+ * `{dump}/dashboard/` in the exact format of formats.md. Plain Node, no Next.
+ *
+ * Typical use (demo generator, bench, collector):
+ *
+ *   const w = await RunWriter.open({ dashDir: join(dump, "dashboard"), meta: { run_name, start_ts } });
+ *   w.add("phases", [{ name: "actor_train", t0, t1, node, gpus: [0], rank: 0, role: "train" }]);
+ *   w.add("metrics", [{ ts, step_key: "rollout/step", step: 3, metrics: { "perf/step_time": pyFloat(95) } }]);
+ *   await w.flush();
+ */
+export * from "./python-json";
+export * from "./records";
+export { LINE_SERIALIZERS, serializeRecord } from "./serialize";
+export { PartitionedAppender, hourKey, partitionTs, streamFile } from "./partitioned-appender";
+export type { AppendResult, AppenderOptions, FileError } from "./partitioned-appender";
+export { LaneCatalog, LANE_CATALOG_FILE, loadLaneCatalog, writeLaneCatalog } from "./lane-catalog";
+export { META_FILE, readMeta, serializeMeta, writeMeta } from "./meta";
+export type { RunMeta } from "./meta";
+export { RunWriter, DEFAULT_MAX_BUFFERED_PER_STREAM, consoleWriterLog } from "./run-writer";
+export type { FlushReport, RunWriterOptions, StreamStats, WriterLog } from "./run-writer";
+export { nodeWriterFs } from "./writer-fs";
+export type { WriterFileHandle, WriterFs } from "./writer-fs";

@@ -1,0 +1,183 @@
+/**
+ * Zod schemas for the on-disk telemetry records (formats.md §4), used to
+ * validate what producers push to the collector and reusable by the read side.
+ *
+ * Policy: a record must carry exactly the listed keys (the Python reader
+ * rejects missing and unknown keys). Float fields accept a plain number or a
+ * `PyFloat` tag (what `parsePyJson` yields for `95.0`) and come out as plain
+ * numbers: the serializers know which fields are floats. Int fields accept an
+ * integral float token too (`3.0` → `3`). Timestamps must be finite and inside
+ * years 1970..9999 because they choose an hourly file name.
+ */
+import { z } from "zod";
+import { PyFloat } from "./python-json";
+
+/** Streams in the order a flush processes them (formats.md §2.4). */
+export const STREAMS = [
+  "metrics",
+  "phases",
+  "topology",
+  "gpu_util",
+  "engine_series",
+  "trajectories",
+  "gpu_processes",
+  "data_buffer",
+] as const;
+export type StreamName = (typeof STREAMS)[number];
+
+/** Streams written as `{stream}/{YYYYMMDD_HH}.jsonl`; the rest are flat `{stream}.jsonl`. */
+export const PARTITIONED_STREAMS: ReadonlySet<StreamName> = new Set([
+  "phases",
+  "gpu_util",
+  "engine_series",
+  "trajectories",
+  "gpu_processes",
+]);
+
+/** 10000-01-01T00:00:00Z: beyond it no `YYYYMMDD_HH` file name exists. */
+export const MAX_TS = 253402300800;
+
+const unwrap = (v: unknown): unknown => (v instanceof PyFloat ? v.value : v);
+
+/** Any float, including NaN / ±Infinity (metric values, engine samples). */
+export const PyFloatValue = z.preprocess(
+  unwrap,
+  z.custom<number>((v) => typeof v === "number", { message: "expected number" }),
+);
+/** A finite float. */
+export const FiniteFloat = z.preprocess(unwrap, z.number());
+/** Epoch seconds that map to a valid UTC hour file (years 1970..9999). */
+export const Timestamp = z.preprocess(unwrap, z.number().min(0).lt(MAX_TS));
+export const Int = z.preprocess(unwrap, z.number().int());
+const NonNegInt = z.preprocess(unwrap, z.number().int().min(0));
+
+/** Free-form metric value: int, float (`PyFloat` for integral floats), bool or str. */
+export const MetricValue = z.union([
+  z.boolean(),
+  z.string(),
+  z.custom<number>((v) => typeof v === "number", { message: "expected number" }),
+  z.instanceof(PyFloat),
+]);
+export type MetricValue = z.infer<typeof MetricValue>;
+/** Metric dicts keep producer key order; integer-like keys arrive as a `Map`. */
+export const MetricsDict = z.union([z.record(z.string(), MetricValue), z.map(z.string(), MetricValue)]);
+
+export const MetricsRecord = z.strictObject({
+  ts: Timestamp,
+  step_key: z.string().nullable(),
+  step: Int.nullable(),
+  metrics: MetricsDict,
+});
+
+/** `t1` of an OPEN phase marker (formats.md §4.3.1). */
+export const OPEN_T1 = -1.0;
+
+export const PhaseEvent = z.strictObject({
+  name: z.string(),
+  t0: Timestamp,
+  t1: z.preprocess(
+    unwrap,
+    z.number().refine((v) => v === OPEN_T1 || (v >= 0 && v < MAX_TS), "expected a timestamp or -1.0"),
+  ),
+  node: z.string(),
+  gpus: z.array(Int),
+  rank: Int,
+  role: z.enum(["train", "rollout_manager"]),
+});
+
+export const EngineInfo = z.strictObject({
+  addr: z.string(),
+  worker_type: z.string(),
+  engine_rank: Int,
+  gpus: z.array(z.tuple([z.string(), Int])),
+  gpu_uuids: z.array(z.string().nullable()),
+});
+
+export const TopologySnapshot = z.strictObject({
+  ts: Timestamp,
+  engines: z.array(EngineInfo),
+});
+
+export const GpuSample = z.strictObject({
+  ts: Timestamp,
+  node: z.string(),
+  gpu: NonNegInt,
+  util: Int,
+  mem_mb: Int,
+  power_w: Int,
+});
+
+export const GpuProcessSample = z.strictObject({
+  ts: Timestamp,
+  node: z.string(),
+  gpu: NonNegInt,
+  pid: Int,
+  name: z.string(),
+  mem_mb: Int,
+});
+
+export const EngineSample = z.strictObject({
+  ts: Timestamp,
+  addr: z.string(),
+  metric: z.string(),
+  labels: z.record(z.string(), z.string()),
+  value: PyFloatValue,
+});
+
+export const TRAJECTORY_KINDS = ["attempt_start", "gen_start", "gen_end", "tool_start", "tool_end", "attempt_end"] as const;
+
+export const TrajectoryEvent = z.strictObject({
+  ts: Timestamp,
+  kind: z.enum(TRAJECTORY_KINDS),
+  sample_index: Int,
+  group_index: Int,
+  turn: Int,
+  weight_version: z.string(),
+  detail: z.string(),
+});
+
+export const DataBufferSample = z.strictObject({
+  ts: Timestamp,
+  length: Int,
+});
+
+/** meta.json (formats.md §4.1); `args` keeps its key order (Map for integer-like keys). */
+export const MetaJson = z.strictObject({
+  run_name: z.string(),
+  start_ts: FiniteFloat,
+  args: z.union([z.record(z.string(), z.unknown()), z.map(z.string(), z.unknown())]),
+  schema_version: Int.default(1),
+});
+
+export type MetricsRecord = z.output<typeof MetricsRecord>;
+export type PhaseEvent = z.output<typeof PhaseEvent>;
+export type EngineInfo = z.output<typeof EngineInfo>;
+export type TopologySnapshot = z.output<typeof TopologySnapshot>;
+export type GpuSample = z.output<typeof GpuSample>;
+export type GpuProcessSample = z.output<typeof GpuProcessSample>;
+export type EngineSample = z.output<typeof EngineSample>;
+export type TrajectoryEvent = z.output<typeof TrajectoryEvent>;
+export type DataBufferSample = z.output<typeof DataBufferSample>;
+
+export interface StreamRecords {
+  metrics: MetricsRecord;
+  phases: PhaseEvent;
+  topology: TopologySnapshot;
+  gpu_util: GpuSample;
+  engine_series: EngineSample;
+  trajectories: TrajectoryEvent;
+  gpu_processes: GpuProcessSample;
+  data_buffer: DataBufferSample;
+}
+export type AnyRecord = StreamRecords[StreamName];
+
+export const STREAM_SCHEMAS = {
+  metrics: MetricsRecord,
+  phases: PhaseEvent,
+  topology: TopologySnapshot,
+  gpu_util: GpuSample,
+  engine_series: EngineSample,
+  trajectories: TrajectoryEvent,
+  gpu_processes: GpuProcessSample,
+  data_buffer: DataBufferSample,
+} as const satisfies { [S in StreamName]: z.ZodType<StreamRecords[S]> };
