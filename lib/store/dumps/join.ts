@@ -28,7 +28,7 @@ export interface ShardSource {
   /** Number of entries of a list-like column (0 when absent). */
   columnLength(col: string): number;
   /** Entry `row` of a per-row column as a plain JS scalar (number/bool/string/array/null). */
-  scalar(col: string, row: number): unknown;
+  scalar(col: string, row: number): Promise<unknown>;
   /** Entry `row` of a per-row tensor column as numbers (null when the entry is None). */
   rowArray(col: string, row: number): Promise<NumArray | null>;
   /** Whole list/1-D column as plain JS values (for `raw_reward`, `sample_indices`). */
@@ -165,12 +165,12 @@ export async function buildTrainRow(
   const primary = shards[first.shard] as ShardSource;
   for (const col of REQUIRED_TRAIN_COLUMNS) requireColumn(primary, col);
   const r = first.row;
-  const responseLength = toInt(primary.scalar("response_lengths", r), "response_lengths");
-  const totalLength = toInt(primary.scalar("total_lengths", r), "total_lengths");
+  const responseLength = toInt(await primary.scalar("response_lengths", r), "response_lengths");
+  const totalLength = toInt(await primary.scalar("total_lengths", r), "total_lengths");
   for (const l of locs.slice(1)) {
     const other = shards[l.shard] as ShardSource;
-    const rl = toInt(other.scalar("response_lengths", l.row), "response_lengths");
-    const tl = toInt(other.scalar("total_lengths", l.row), "total_lengths");
+    const rl = toInt(await other.scalar("response_lengths", l.row), "response_lengths");
+    const tl = toInt(await other.scalar("total_lengths", l.row), "total_lengths");
     if (rl !== responseLength || tl !== totalLength) {
       throw new Error(
         `rank ${other.rank ?? l.shard} disagrees with rank ${primary.rank ?? first.shard} on sample ${sampleIndex} lengths`,
@@ -178,8 +178,9 @@ export async function buildTrainRow(
     }
   }
   const lossMask = (await primary.rowArray("loss_masks", r)) ?? new Int32Array(0);
-  const truncatedRaw = primary.hasColumn("truncated") ? primary.scalar("truncated", r) : undefined;
-  const maxSeqLen = primary.hasColumn("max_seq_lens") ? toFloat(primary.scalar("max_seq_lens", r)) : null;
+  const truncatedRaw = primary.hasColumn("truncated") ? await primary.scalar("truncated", r) : undefined;
+  const maxSeqLen = primary.hasColumn("max_seq_lens") ? toFloat(await primary.scalar("max_seq_lens", r)) : null;
+  const reward = toFloat(await primary.scalar("rewards", r)) ?? NaN;
 
   const geom = { totalLength, responseLength, qkvFormat: primary.qkvFormat ?? "thd", maxSeqLen };
   const { cpSize, layout, ok } = await resolveLayout(shards, locs, geom);
@@ -217,7 +218,7 @@ export async function buildTrainRow(
     rank: primary.rank ?? first.shard,
     responseLength,
     totalLength,
-    reward: toFloat(primary.scalar("rewards", r)) ?? NaN,
+    reward,
     lossMask,
     truncated: truncatedRaw === undefined ? undefined : Boolean(toFloat(truncatedRaw)),
     rawReward: null,

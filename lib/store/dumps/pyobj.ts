@@ -5,8 +5,9 @@
  */
 export function isDictLike(v: unknown): v is Map<unknown, unknown> | Record<string, unknown> {
   if (v instanceof Map) return true;
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v) &&
-    Object.getPrototypeOf(v) === Object.prototype;
+  if (typeof v !== "object" || v === null) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** `d.get(key)`; `undefined` when the key is missing or `d` is not a dict. */

@@ -1,0 +1,14 @@
+/** Values cli/e2e.ts hands to the browser tests. A guard keeps tests on local data only. */
+export const E2E = {
+  baseURL: process.env.E2E_BASE_URL ?? "http://127.0.0.1:7799",
+  user: process.env.E2E_USER ?? "e2e-admin",
+  password: process.env.E2E_PASSWORD ?? "",
+  token: process.env.E2E_TOKEN ?? "",
+  runsRoot: process.env.E2E_RUNS_ROOT ?? "",
+  screenshots: process.env.E2E_SCREENSHOTS ?? "test-results/screens",
+};
+
+const host = new URL(E2E.baseURL).hostname;
+if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(host)) {
+  throw new Error(`e2e refuses to run against non-local ${E2E.baseURL}`);
+}
