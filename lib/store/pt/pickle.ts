@@ -28,6 +28,7 @@
  * Out-of-band buffers (NEXT_BUFFER/READONLY_BUFFER) and the extension registry
  * (EXT1/2/4) are not supported and raise `PickleError`.
  */
+import { PtFormatError } from "./errors";
 import {
   decodeContiguous,
   f16ToNumber,
@@ -190,7 +191,7 @@ function reorder<T extends NdData>(flat: T, shape: number[], fortran: boolean): 
 }
 
 function swapBytes(bytes: Uint8Array, size: number): Uint8Array {
-  const out = bytes.slice();
+  const out = new Uint8Array(bytes); // copy (Buffer#slice would be a view)
   if (size <= 1) return out;
   for (let i = 0; i + size <= out.length; i += size) out.subarray(i, i + size).reverse();
   return out;
@@ -329,7 +330,7 @@ function iterableItems(x: unknown): unknown[] {
 function toBytes(args: unknown[]): Uint8Array | null {
   const [src, enc] = args;
   if (src === undefined) return new Uint8Array(0);
-  if (src instanceof Uint8Array) return src.slice();
+  if (src instanceof Uint8Array) return new Uint8Array(src);
   if (Array.isArray(src) && src.every((v) => Number.isInteger(v))) return Uint8Array.from(src as number[]);
   if (typeof src === "string") return encodeStr(src, typeof enc === "string" ? enc : "utf-8");
   return null;
@@ -537,7 +538,7 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks = {}): unknown {
     try {
       return callPy(callable, a, kw, kind);
     } catch (e) {
-      if (e instanceof PickleError) throw e;
+      if (e instanceof PickleError || e instanceof PtFormatError) throw e;
       throw new PickleError(`calling ${callableName(callable)} failed: ${e instanceof Error ? e.message : String(e)}`, opPos);
     }
   };
@@ -566,7 +567,8 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks = {}): unknown {
         pos += 4;
         break;
       case 0x4b: // BININT1
-        stack.push(u8());
+        if (pos >= len) fail("unexpected end of data (truncated pickle)");
+        stack.push(buf[pos++]);
         break;
       case 0x4d: // BININT2
         need(2);
@@ -588,7 +590,7 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks = {}): unknown {
         break;
       }
       case 0x47: // BINFLOAT (big-endian)
-        need(8);
+        if (pos + 8 > len) fail("unexpected end of data (truncated pickle)");
         stack.push(dv.getFloat64(pos, false));
         pos += 8;
         break;
@@ -672,8 +674,16 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks = {}): unknown {
         break;
       }
       case 0x65: case 0x90: { // APPENDS, ADDITEMS
-        const items = popMark();
-        appendItems(top(), items, opPos);
+        const m = marks.pop();
+        if (m === undefined || m === 0) fail("MARK expected");
+        const target = stack[(m as number) - 1];
+        if (Array.isArray(target)) {
+          // hot path (token lists): copy straight from the stack, no temporary array
+          for (let i = m as number; i < stack.length; i++) target.push(stack[i]);
+          stack.length = m as number;
+        } else {
+          appendItems(target, stack.splice(m as number), opPos);
+        }
         break;
       }
       case 0x73: { // SETITEM
@@ -683,10 +693,12 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks = {}): unknown {
         break;
       }
       case 0x75: { // SETITEMS
-        const items = popMark();
-        const target = top();
-        if ((items.length & 1) !== 0) fail("odd number of items for SETITEMS");
-        for (let i = 0; i < items.length; i += 2) setItem(target, items[i], items[i + 1], opPos);
+        const m = marks.pop();
+        if (m === undefined || m === 0) fail("MARK expected");
+        const target = stack[(m as number) - 1];
+        if (((stack.length - (m as number)) & 1) !== 0) fail("odd number of items for SETITEMS");
+        for (let i = m as number; i < stack.length; i += 2) setItem(target, stack[i], stack[i + 1], opPos);
+        stack.length = m as number;
         break;
       }
       // ---- stack manipulation and memo
@@ -697,7 +709,13 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks = {}): unknown {
         break;
       case 0x31: popMark(); break; // POP_MARK
       case 0x67: stack.push(getMemo(Number(line()))); break; // GET
-      case 0x68: stack.push(getMemo(u8())); break; // BINGET
+      case 0x68: { // BINGET
+        if (pos >= len) fail("unexpected end of data (truncated pickle)");
+        const i = buf[pos++] ?? 0;
+        const v = memo.get(i);
+        stack.push(v === undefined ? getMemo(i) : v);
+        break;
+      }
       case 0x6a: stack.push(getMemo(u32())); break; // LONG_BINGET
       case 0x70: { // PUT
         const i = Number(line());

@@ -175,7 +175,9 @@ export function decodeContiguous(bytes: Uint8Array, dtype: DType, count: number,
   const end = byteOffset + count * size;
   if (end > bytes.byteLength) throw new RangeError(`need ${end} bytes, have ${bytes.byteLength}`);
   // One aligned copy of the bytes, then typed-array views (host little-endian).
-  const copy = bytes.slice(byteOffset, end);
+  // (not `bytes.slice`: on a Node Buffer that is a view, not a copy)
+  const copy = new Uint8Array(end - byteOffset);
+  copy.set(bytes.subarray(byteOffset, end));
   if (HOST_LE) {
     switch (dtype) {
       case "f32": return new Float32Array(copy.buffer, 0, count);

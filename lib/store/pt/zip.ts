@@ -123,14 +123,21 @@ class ZipReader implements ZipArchive {
     if (this.fileSize < EOCD_SIZE) this.fail(`only ${this.fileSize} bytes, too small for a zip archive (truncated?)`);
 
     // --- end of central directory: scan backwards; the comment must end exactly at EOF.
-    const tailLen = Math.min(this.fileSize, EOCD_SIZE + MAX_COMMENT);
-    const tailStart = this.fileSize - tailLen;
-    const tail = await this.readAt(tailStart, tailLen);
+    // Try a small tail first (torch writes no archive comment), then the maximum.
+    let tail: Buffer = Buffer.alloc(0);
+    let tailLen = 0;
+    let tailStart = 0;
     let eocdRel = -1;
-    for (let i = tailLen - EOCD_SIZE; i >= 0; i--) {
-      if (tail[i] === 0x50 && tail.readUInt32LE(i) === SIG_EOCD && i + EOCD_SIZE + tail.readUInt16LE(i + 20) === tailLen) {
-        eocdRel = i;
-        break;
+    for (const want of [256, EOCD_SIZE + MAX_COMMENT]) {
+      if (eocdRel >= 0 || tailLen === this.fileSize) break;
+      tailLen = Math.min(this.fileSize, want);
+      tailStart = this.fileSize - tailLen;
+      tail = await this.readAt(tailStart, tailLen);
+      for (let i = tailLen - EOCD_SIZE; i >= 0; i--) {
+        if (tail[i] === 0x50 && tail.readUInt32LE(i) === SIG_EOCD && i + EOCD_SIZE + tail.readUInt16LE(i + 20) === tailLen) {
+          eocdRel = i;
+          break;
+        }
       }
     }
     if (eocdRel < 0) this.fail("no end-of-central-directory record (truncated or still being written?)");
@@ -142,7 +149,7 @@ class ZipReader implements ZipArchive {
 
     // --- ZIP64 locator immediately before the EOCD.
     if (eocdPos >= LOCATOR_SIZE) {
-      const loc = await this.readAt(eocdPos - LOCATOR_SIZE, LOCATOR_SIZE);
+      const loc = eocdRel >= LOCATOR_SIZE ? tail.subarray(eocdRel - LOCATOR_SIZE, eocdRel) : await this.readAt(eocdPos - LOCATOR_SIZE, LOCATOR_SIZE);
       if (loc.readUInt32LE(0) === SIG_EOCD64_LOCATOR) {
         const recPos = u64(loc, 8);
         if (!(recPos >= 0 && recPos + EOCD64_MIN_SIZE <= eocdPos - LOCATOR_SIZE)) {
