@@ -11,7 +11,7 @@ const serverOnly = [
 ];
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "collector/clients/python/**"] },
+  { ignores: [".next/**", ".next-*/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "collector/clients/python/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -39,10 +39,8 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
-          patterns: [
-            ...serverOnly,
-            // Server actions are the one sanctioned server entry from client components.
-          ].map((p) => (p.group[0] === "@/lib/server/*" ? { ...p, group: ["@/lib/server/*", "@/lib/server/**", "!@/lib/server/actions/*"] } : p)),
+          // Server actions (lib/actions, "use server") are the sanctioned way in from the client.
+          patterns: serverOnly,
         },
       ],
     },

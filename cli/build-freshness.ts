@@ -1,7 +1,7 @@
 /** Is the production build older than any source file? Then e2e/bench must rebuild. */
 import fs from "node:fs";
 import path from "node:path";
-import { APP_ROOT } from "./server-process";
+import { APP_ROOT, distDir } from "./server-process";
 
 const SOURCE_DIRS = ["app", "components", "lib", "public", "prisma"];
 const SOURCE_FILES = ["next.config.ts", "package.json", "proxy.ts", "tsconfig.json"];
@@ -23,7 +23,7 @@ function newestMtime(p: string): number {
 }
 
 export function buildIsStale(): boolean {
-  const buildId = path.join(APP_ROOT, ".next", "BUILD_ID");
+  const buildId = path.join(distDir(), "BUILD_ID");
   if (!fs.existsSync(buildId)) return true;
   const built = fs.statSync(buildId).mtimeMs;
   const newest = Math.max(
@@ -34,5 +34,5 @@ export function buildIsStale(): boolean {
 }
 
 export function removeBuild(): void {
-  fs.rmSync(path.join(APP_ROOT, ".next", "BUILD_ID"), { force: true });
+  fs.rmSync(path.join(distDir(), "BUILD_ID"), { force: true });
 }

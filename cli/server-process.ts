@@ -12,8 +12,12 @@ import { CliError } from "./common";
 export const APP_ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(APP_ROOT, "node_modules", "next", "dist", "bin", "next");
 
+export function distDir(): string {
+  return path.join(APP_ROOT, process.env.RLBOARD_DIST_DIR ?? ".next");
+}
+
 export function hasBuild(): boolean {
-  return fs.existsSync(path.join(APP_ROOT, ".next", "BUILD_ID"));
+  return fs.existsSync(path.join(distDir(), "BUILD_ID"));
 }
 
 export async function buildIfNeeded(log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<void> {
@@ -90,10 +94,10 @@ export async function startNextServer(opts: {
       setTimeout(() => child.kill("SIGKILL"), 5000).unref();
     });
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-  let exited: number | null = null;
-  child.once("exit", (code) => (exited = code ?? 1));
+  const state: { exited: number | null } = { exited: null };
+  child.once("exit", (code) => (state.exited = code ?? 1));
   while (Date.now() < deadline) {
-    if (exited !== null) throw new CliError(`the server exited during start (exit ${exited})`);
+    if (state.exited !== null) throw new CliError(`the server exited during start (exit ${state.exited})`);
     try {
       const res = await fetch(`${url}/api/health`);
       if (res.ok) return { child, url, stop };

@@ -11,7 +11,7 @@ test.describe("login", () => {
     await page.getByLabel("User").fill(E2E.user);
     await page.getByLabel("Password").fill("definitely-wrong");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert")).toHaveText(/Wrong user name or password/);
+    await expect(page.getByText("Wrong user name or password.")).toBeVisible();
     await page.getByLabel("Password").fill(E2E.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
@@ -37,7 +37,9 @@ test("the run list shows the demo runs and search filters them", async ({ page }
   await expect(rows.first()).toBeVisible();
   const total = await rows.count();
   expect(total).toBeGreaterThanOrEqual(2);
-  await expect(page.getByRole("link", { name: "miles-demo" }).first()).toBeVisible();
+  // The fixture run is named by its meta.json ("dummy-telemetry"); its path is the folder.
+  await expect(page.getByRole("link", { name: "dummy-telemetry" }).first()).toBeVisible();
+  await expect(page.getByText("miles-demo", { exact: true })).toBeVisible();
   await page.screenshot({ path: `${E2E.screenshots}/run-list.png`, fullPage: true });
   await page.getByLabel("Search runs").fill("miles");
   await expect(page).toHaveURL(/q=miles/);
@@ -48,7 +50,7 @@ test("the run list shows the demo runs and search filters them", async ({ page }
 
 test.describe("API auth", () => {
   test("no token → 401 JSON; a token → 200", async ({ playwright }) => {
-    const anon = await playwright.request.newContext({ baseURL: E2E.baseURL });
+    const anon = await playwright.request.newContext({ baseURL: E2E.baseURL, storageState: { cookies: [], origins: [] } });
     const denied = await anon.get("/api/runs");
     expect(denied.status()).toBe(401);
     expect((await denied.json()) as unknown).toMatchObject({ error: { code: "unauthorized" } });
@@ -56,6 +58,7 @@ test.describe("API auth", () => {
     expect(await health.json()).toEqual({ ok: true });
     const authed = await playwright.request.newContext({
       baseURL: E2E.baseURL,
+      storageState: { cookies: [], origins: [] },
       extraHTTPHeaders: { authorization: `Bearer ${E2E.token}` },
     });
     const ok = await authed.get("/api/runs");

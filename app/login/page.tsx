@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/LoginForm";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { auth, configuredProviders } from "@/lib/server/auth/nextauth";
-import { oidcLoginAction } from "@/lib/server/actions/auth";
+import { oidcLoginAction } from "@/lib/actions/auth";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

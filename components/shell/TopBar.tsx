@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { logoutAction } from "@/lib/server/actions/auth";
+import { logoutAction } from "@/lib/actions/auth";
 import { NavLinks } from "@/components/shell/NavLinks";
 import { ThemeToggle } from "@/components/shell/ThemeToggle";
 

@@ -53,7 +53,7 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
       const runId = typeof rawQuery.run === "string" ? rawQuery.run : undefined;
       delete rawQuery.run;
       const query = (opts.query ? opts.query.parse(rawQuery) : undefined) as Infer<Q>;
-      const rawParams = routeCtx?.params ? await routeCtx.params : {};
+      const rawParams = await (routeCtx?.params ?? Promise.resolve({}));
       const params = (opts.params ? opts.params.parse(rawParams) : undefined) as Infer<P>;
       const run = (opts.run ?? true) ? await getRunOrThrow(runId) : (undefined as unknown as RunContext);
       const result = await handler({ req, url, query, params, user, run });

@@ -19,8 +19,10 @@ export async function authenticateRequest(req: Request): Promise<AuthUser | null
     const user = userForToken(getDb(), m[1]!);
     return user ? { name: user.name, role: user.role, via: "token" } : null;
   }
-  // Loaded lazily: next-auth needs Next's request scope, which scripts and tests using
-  // tokens never have.
+  // No session cookie: anonymous, without loading next-auth (which needs Next's request
+  // scope that scripts and tests never have).
+  const cookies = req.headers.get("cookie") ?? "";
+  if (!/(?:^|;\s*)(?:__Secure-)?authjs\.session-token(?:\.\d+)?=/.test(cookies)) return null;
   const { auth } = await import("@/lib/server/auth/nextauth");
   const session = await auth();
   const name = session?.user?.name;

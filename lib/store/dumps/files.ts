@@ -6,6 +6,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { ApiError, notFound, stillWriting } from "@/lib/api/errors";
+import { PtFormatError } from "@/lib/store/pt/errors";
 
 /** A rollout younger than this (seconds) is hidden unless its train companion exists. */
 export const MIN_AGE_SECONDS = 10.0;
@@ -110,7 +111,8 @@ export async function listRolloutIds(dir: string, nowMs = Date.now()): Promise<{
 
 /**
  * Run `load` on `abs` with the 1.9 failure policy: ENOENT → 404; any other failure on a
- * file younger than FRESH_SECONDS → 503 still_writing; older → rethrown (500).
+ * file younger than FRESH_SECONDS → 503 still_writing; older → rethrown (500). ApiErrors
+ * pass through untouched.
  */
 export async function guardedLoad<T>(abs: string, rel: string, load: () => Promise<T>): Promise<T> {
   try {
@@ -121,6 +123,22 @@ export async function guardedLoad<T>(abs: string, rel: string, load: () => Promi
     const st = await stampOrNull(abs);
     if (st === null) throw notFound(`no such file: ${rel}`);
     if ((Date.now() - st.mtimeMs) / 1000 < FRESH_SECONDS) throw stillWriting(rel);
+    throw err;
+  }
+}
+
+/**
+ * Lazy tensor reads happen after loading (join, token point reads); a malformed `.pt`
+ * found then gets the same policy, applied to the file the error names.
+ */
+export async function guardPtReads<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof PtFormatError) {
+      const rel = path.relative(dir, err.path).split(path.sep).join("/");
+      return guardedLoad(err.path, rel, () => Promise.reject(err));
+    }
     throw err;
   }
 }

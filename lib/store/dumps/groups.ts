@@ -16,7 +16,7 @@ export const GROUP_COLUMNS = [
   "zero_std",
 ] as const;
 
-export interface GroupRow {
+export type GroupRow = {
   group_index: number | null;
   n: number;
   reward_mean: number | null;
@@ -24,7 +24,7 @@ export interface GroupRow {
   response_length_mean: number | null;
   truncated_frac: number | null;
   zero_std: boolean;
-}
+};
 
 export function buildGroups(rows: readonly SummaryRow[], evaluation: boolean): GroupRow[] {
   const rewardCol = evaluation ? "reward" : "raw_reward";
@@ -67,7 +67,7 @@ export const STEP_AGGREGATE_METRICS = [
 ] as const;
 export type StepAggregateMetric = (typeof STEP_AGGREGATE_METRICS)[number];
 
-export interface StepAggregateRow {
+export type StepAggregateRow = {
   rollout_id: number;
   n_samples: number;
   reward_mean: number | null;
@@ -78,7 +78,7 @@ export interface StepAggregateRow {
   mean_abs_lp_diff: number | null;
   mean_entropy: number | null;
   mixed_version_frac: number | null;
-}
+};
 
 export function stepAggregate(rolloutId: number, rows: readonly SummaryRow[], groups: readonly GroupRow[]): StepAggregateRow {
   const rr = rows.map((r) => r.raw_reward);

@@ -25,8 +25,6 @@ export interface ShardSource {
   readonly qkvFormat: string | null;
   /** Column exists in `rollout_data` and is not None. */
   hasColumn(col: string): boolean;
-  /** Number of entries of a list-like column (0 when absent). */
-  columnLength(col: string): number;
   /** Entry `row` of a per-row column as a plain JS scalar (number/bool/string/array/null). */
   scalar(col: string, row: number): Promise<unknown>;
   /** Entry `row` of a per-row tensor column as numbers (null when the entry is None). */
@@ -227,20 +225,36 @@ export async function buildTrainRow(
   };
 }
 
+const JOIN_CONCURRENCY = 16;
+
+/** `Promise.all(items.map(fn))` with at most `limit` calls in flight; results in order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /**
  * Full join for the summary (2.1–2.4): every sample present in some shard gets a
  * TrainRow with its batch-global raw reward.
  */
-export async function joinTrainRows(
+export async function joinTrainRows<T = TrainRow>(
   samples: readonly { index: number | null }[],
   shards: readonly ShardSource[],
-  fields: readonly PerTokenField[] = PER_TOKEN_FIELDS,
-): Promise<Map<number, TrainRow>> {
+  reduce: (row: TrainRow) => T = (row) => row as unknown as T,
+): Promise<Map<number, T>> {
   const batchPosition = new Map<number, number>();
   samples.forEach((s, i) => {
     if (s.index !== null) batchPosition.set(s.index, i);
   });
-  const rows = new Map<number, TrainRow>();
+  const rows = new Map<number, T>();
   if (shards.length === 0) return rows;
   const locations = await indexLocations(shards, batchPosition);
   let rawReward: unknown[] | null = null;
@@ -253,10 +267,13 @@ export async function joinTrainRows(
     }
     rawReward = rr;
   }
-  for (const [si, locs] of locations) {
-    const row = await buildTrainRow(si, shards, locs, fields);
+  // Rows are independent: overlap their positional reads (bounded, in index order).
+  const entries = [...locations];
+  const built = await mapBounded(entries, JOIN_CONCURRENCY, async ([si, locs]) => {
+    const row = await buildTrainRow(si, shards, locs);
     if (rawReward !== null) row.rawReward = toFloat(rawReward[batchPosition.get(si) as number]);
-    rows.set(si, row);
-  }
+    return reduce(row);
+  });
+  entries.forEach(([si], i) => rows.set(si, built[i] as T));
   return rows;
 }

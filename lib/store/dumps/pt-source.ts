@@ -3,9 +3,7 @@
  * lazy `ShardSource` (tensors are materialised on demand, one positional read each, and
  * per-row scalar columns are resolved once per column), and rollout samples.
  */
-import { loadPt } from "@/lib/store/pt";
-import { NdArray } from "@/lib/store/pt/pickle";
-import { Tensor, materialize } from "@/lib/store/pt/tensor";
+import { loadPt, materialize, NdArray, Tensor } from "@/lib/store/pt/load";
 import type { ShardSource } from "./join";
 import { pyGet, pyHas, pyInt } from "./pyobj";
 import type { NumArray } from "./types";
@@ -14,7 +12,7 @@ import type { NumArray } from "./types";
 export async function toNumArray(v: unknown): Promise<NumArray | null> {
   if (v === null || v === undefined) return null;
   if (v instanceof Tensor) return materialize(v);
-  if (v instanceof NdArray) return Array.isArray(v.data) ? v.data.map(Number) : (v.data as NumArray);
+  if (v instanceof NdArray) return Array.isArray(v.data) ? v.data.map(Number) : v.data;
   if (Array.isArray(v)) {
     const out = new Array<number>(v.length);
     for (let i = 0; i < v.length; i++) {
@@ -82,13 +80,6 @@ export class PtShardSource implements ShardHandle {
   hasColumn(col: string): boolean {
     const v = pyGet(this.columns, col);
     return v !== undefined && v !== null;
-  }
-
-  columnLength(col: string): number {
-    const v = pyGet(this.columns, col);
-    if (Array.isArray(v)) return v.length;
-    if (v instanceof Tensor || v instanceof NdArray) return v.shape[0] ?? 0;
-    return 0;
   }
 
   columnValues(col: string): Promise<unknown[] | null> {

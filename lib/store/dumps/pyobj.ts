@@ -13,7 +13,7 @@ export function isDictLike(v: unknown): v is Map<unknown, unknown> | Record<stri
 /** `d.get(key)`; `undefined` when the key is missing or `d` is not a dict. */
 export function pyGet(d: unknown, key: string): unknown {
   if (d instanceof Map) return d.get(key);
-  if (isDictLike(d)) return Object.prototype.hasOwnProperty.call(d, key) ? d[key] : undefined;
+  if (isDictLike(d)) return Object.prototype.hasOwnProperty.call(d, key) ? (d as Record<string, unknown>)[key] : undefined;
   return undefined;
 }
 

@@ -14,7 +14,14 @@ function numList(v: unknown): NumArray | null {
   return null;
 }
 
-export function parseSample(raw: unknown, where: string): SampleRecord {
+/** Pre-resolved numeric lists (tensor / ndarray values materialised by the caller). */
+export interface SampleLists {
+  tokens: NumArray | null;
+  lossMask: NumArray | null;
+  rolloutLogProbs: NumArray | null;
+}
+
+export function parseSample(raw: unknown, where: string, lists?: SampleLists): SampleRecord {
   if (!pyHas(raw, "status")) throw notFound(`'status' missing from a sample of ${where}`);
   const status = pyGet(raw, "status");
   const spec = pyGet(raw, "spec_info");
@@ -24,12 +31,12 @@ export function parseSample(raw: unknown, where: string): SampleRecord {
     index: pyInt(pyGet(raw, "index")),
     groupIndex: pyInt(pyGet(raw, "group_index")),
     prompt: pyGet(raw, "prompt") ?? null,
-    tokens: numList(pyGet(raw, "tokens")) ?? [],
+    tokens: (lists ? lists.tokens : numList(pyGet(raw, "tokens"))) ?? [],
     responseLength: pyInt(pyGet(raw, "response_length")) ?? 0,
     reward: pyGet(raw, "reward") ?? null,
-    lossMask: numList(pyGet(raw, "loss_mask")),
+    lossMask: lists ? lists.lossMask : numList(pyGet(raw, "loss_mask")),
     weightVersions: Array.isArray(versions) ? versions.map((v) => String(v)) : [],
-    rolloutLogProbs: numList(pyGet(raw, "rollout_log_probs")),
+    rolloutLogProbs: lists ? lists.rolloutLogProbs : numList(pyGet(raw, "rollout_log_probs")),
     removeSample: pyGet(raw, "remove_sample") === true,
     status: typeof status === "string" ? status : String(pyGet(status, "_value_") ?? status),
     nonGenerationTime: pyNumber(pyGet(raw, "non_generation_time")) ?? 0,

@@ -63,7 +63,8 @@ export const NO_TRAIN_COLUMNS = [
 
 export type SummaryColumn = (typeof TRAIN_COLUMNS)[number];
 
-export interface SummaryRow {
+/** A type alias (not an interface) so rows are assignable to `Record<string, unknown>`. */
+export type SummaryRow = {
   sample_index: number | null;
   group_index: number | null;
   status: string;
@@ -94,7 +95,7 @@ export interface SummaryRow {
   adv_std: number | null;
   return_mean: number | null;
   alignment_failed: boolean;
-}
+};
 
 export interface SummaryFrame {
   columns: SummaryColumn[];
@@ -113,8 +114,8 @@ function numericReward(r: unknown): number | null {
 function toolResultCount(prompt: unknown): number | null {
   if (!Array.isArray(prompt)) return null;
   let n = 0;
-  for (const m of prompt) {
-    const role = m instanceof Map ? m.get("role") : typeof m === "object" && m !== null ? (m as { role?: unknown }).role : undefined;
+  for (const m of prompt as unknown[]) {
+    const role: unknown = m instanceof Map ? m.get("role") : typeof m === "object" && m !== null ? (m as { role?: unknown }).role : undefined;
     if (role === "tool") n++;
   }
   return n;
@@ -145,9 +146,43 @@ export function baseColumns(s: SampleRecord, rolloutId: number): Pick<SummaryRow
   };
 }
 
-/** Train-side columns (3.2); `row` null ⇒ the fallbacks. */
-export function trainColumns(s: SampleRecord, row: TrainRow | null): Omit<SummaryRow, (typeof BASE_COLUMNS)[number]> {
-  if (row === null) {
+type TrainColumns = Omit<SummaryRow, (typeof BASE_COLUMNS)[number]>;
+
+/**
+ * The train-side statistics of one TrainRow, with `truncated` left undefined when the
+ * column was not dumped. Computed as soon as a row is joined, so the per-token tensors
+ * of a whole rollout never have to be held at once.
+ */
+export type TrainStats = Omit<TrainColumns, "truncated"> & { truncated: boolean | undefined };
+
+export function trainStats(row: TrainRow): TrainStats {
+  const mask = row.lossMask;
+  const f = row.fields;
+  const entropy = maskedF32(f.entropy, mask);
+  const lpDiff = maskedF32(diffF32(f.log_probs, f.rollout_log_probs), mask);
+  const adv = maskedF32(f.advantages, mask);
+  const absDiff = mapF32(lpDiff, Math.abs);
+  return {
+    raw_reward: row.rawReward,
+    normalized_reward: row.reward,
+    truncated: row.truncated,
+    dumped_rank: row.rank,
+    mean_entropy: meanF32(entropy),
+    max_entropy: maxF32(entropy),
+    ref_entropy_mean: meanF32(maskedF32(f.ref_entropy, mask)),
+    mean_abs_lp_diff: meanF32(absDiff),
+    max_abs_lp_diff: maxF32(absDiff),
+    mean_imp_ratio: meanF32(mapF32(lpDiff, Math.exp)),
+    adv_mean: meanF32(adv),
+    adv_std: stdF32(adv),
+    return_mean: meanF32(maskedF32(f.returns, mask)),
+    alignment_failed: row.alignmentFailed,
+  };
+}
+
+/** Train-side columns (3.2); `stats` null (no TrainRow) ⇒ the fallbacks. */
+export function trainColumns(s: SampleRecord, stats: TrainStats | TrainRow | null): TrainColumns {
+  if (stats === null) {
     return {
       raw_reward: null,
       normalized_reward: null,
@@ -165,38 +200,18 @@ export function trainColumns(s: SampleRecord, row: TrainRow | null): Omit<Summar
       alignment_failed: false,
     };
   }
-  const mask = row.lossMask;
-  const f = row.fields;
-  const entropy = maskedF32(f.entropy, mask);
-  const lpDiff = maskedF32(diffF32(f.log_probs, f.rollout_log_probs), mask);
-  const adv = maskedF32(f.advantages, mask);
-  const absDiff = mapF32(lpDiff, Math.abs);
-  return {
-    raw_reward: row.rawReward,
-    normalized_reward: row.reward,
-    truncated: row.truncated ?? s.status === "truncated",
-    dumped_rank: row.rank,
-    mean_entropy: meanF32(entropy),
-    max_entropy: maxF32(entropy),
-    ref_entropy_mean: meanF32(maskedF32(f.ref_entropy, mask)),
-    mean_abs_lp_diff: meanF32(absDiff),
-    max_abs_lp_diff: maxF32(absDiff),
-    mean_imp_ratio: meanF32(mapF32(lpDiff, Math.exp)),
-    adv_mean: meanF32(adv),
-    adv_std: stdF32(adv),
-    return_mean: meanF32(maskedF32(f.returns, mask)),
-    alignment_failed: row.alignmentFailed,
-  };
+  const st = "fields" in stats ? trainStats(stats) : stats;
+  return { ...st, truncated: st.truncated ?? s.status === "truncated" };
 }
 
-export function summaryRow(s: SampleRecord, row: TrainRow | null, rolloutId: number): SummaryRow {
+export function summaryRow(s: SampleRecord, row: TrainStats | TrainRow | null, rolloutId: number): SummaryRow {
   return { ...baseColumns(s, rolloutId), ...trainColumns(s, row) };
 }
 
 /** Summary frame of a rollout; column order follows the first row (3.3). */
 export function buildSummary(
   samples: readonly SampleRecord[],
-  trainRows: ReadonlyMap<number, TrainRow>,
+  trainRows: ReadonlyMap<number, TrainStats | TrainRow>,
   rolloutId: number,
   evaluation: boolean,
 ): SummaryFrame {

@@ -200,8 +200,8 @@ export function tokenizerFromJson(tok: unknown, config: unknown = {}): TokenText
   const idToToken = new Map<number, string>();
   const vocab = model.vocab;
   if (Array.isArray(vocab)) {
-    vocab.forEach((entry, id) => {
-      const piece = Array.isArray(entry) ? entry[0] : entry;
+    (vocab as unknown[]).forEach((entry, id) => {
+      const piece: unknown = Array.isArray(entry) ? entry[0] : entry;
       if (typeof piece === "string") idToToken.set(id, piece);
     });
   } else if (vocab && typeof vocab === "object") {

@@ -3,6 +3,7 @@
  * Login/logout server actions. Errors come back as a message for the form; a successful
  * sign-in redirects (Auth.js throws Next's redirect, which must propagate).
  */
+import { formText } from "@/lib/actions/form";
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/lib/server/auth/nextauth";
 import { safeNextPath } from "@/lib/auth/next-path";
@@ -12,9 +13,9 @@ export interface LoginState {
 }
 
 export async function loginAction(_prev: LoginState, form: FormData): Promise<LoginState> {
-  const name = String(form.get("name") ?? "").trim();
-  const password = String(form.get("password") ?? "");
-  const next = safeNextPath(String(form.get("next") ?? "/"));
+  const name = formText(form, "name", "").trim();
+  const password = formText(form, "password", "");
+  const next = safeNextPath(formText(form, "next", "/"));
   if (!name || !password) return { error: "Enter your user name and password." };
   try {
     await signIn("credentials", { name, password, redirectTo: next });
@@ -36,7 +37,7 @@ export async function logoutAction(): Promise<void> {
 }
 
 export async function oidcLoginAction(form: FormData): Promise<void> {
-  const provider = String(form.get("provider") ?? "");
-  const next = safeNextPath(String(form.get("next") ?? "/"));
+  const provider = formText(form, "provider", "");
+  const next = safeNextPath(formText(form, "next", "/"));
   await signIn(provider, { redirectTo: next });
 }

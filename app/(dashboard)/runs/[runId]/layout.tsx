@@ -1,0 +1,28 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { RunTabs } from "@/components/run/RunTabs";
+import { getPageRunOrNotFound } from "@/lib/server/runs/page-run";
+
+export const dynamic = "force-dynamic";
+
+export default async function RunLayout({ children, params }: { children: ReactNode; params: Promise<{ runId: string }> }) {
+  const { runId } = await params;
+  const run = getPageRunOrNotFound(runId);
+  const base = `/runs/${encodeURIComponent(run.id)}`;
+  return (
+    <div className="run-shell">
+      <div className="run-header">
+        <div className="run-title">
+          <Link href="/" className="muted">
+            Runs
+          </Link>
+          <span className="muted">›</span>
+          <h1 title={run.dir}>{run.name}</h1>
+          {run.live ? <span className="badge badge-live">live</span> : null}
+        </div>
+        <RunTabs base={base} hasTimeline={run.hasTimeline} hasDumps={run.hasDumps} />
+      </div>
+      {children}
+    </div>
+  );
+}

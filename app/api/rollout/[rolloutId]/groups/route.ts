@@ -1,0 +1,10 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetRolloutGroupsQuery, RolloutParams } from "@/lib/contracts/rollout";
+import { getRolloutGroups } from "@/lib/rollout";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetRolloutGroupsQuery, params: RolloutParams }, async ({ query, params, run }) =>
+  getRolloutGroups(run.dumps, params.rolloutId, query.eval),
+);

@@ -1,0 +1,10 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetRolloutSummaryQuery, RolloutParams } from "@/lib/contracts/rollout";
+import { getRolloutSummary } from "@/lib/rollout";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetRolloutSummaryQuery, params: RolloutParams }, async ({ query, params, run }) =>
+  getRolloutSummary(run.dumps, params.rolloutId, query.eval),
+);

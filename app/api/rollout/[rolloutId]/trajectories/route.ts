@@ -1,0 +1,12 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetRolloutTrajectoriesQuery, RolloutParams } from "@/lib/contracts/rollout";
+import { getRolloutTrajectories, storeTimeline } from "@/lib/rollout";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi(
+  { query: GetRolloutTrajectoriesQuery, params: RolloutParams },
+  async ({ query, params, run }) =>
+    getRolloutTrajectories(run.dumps, storeTimeline(run.store), params.rolloutId, query.sample_index),
+);

@@ -1,0 +1,47 @@
+/**
+ * Batch anatomy of the step that consumed a rollout (spec api.md 9.2 `/trajectories`):
+ * the lifecycle lanes of its samples over the 4 h before the step's consume time.
+ */
+import type { MetricStore } from "@/lib/store/telemetry";
+import type { DumpReader } from "@/lib/store/dumps";
+import { bubbles } from "@/lib/timeline/metrics";
+import { trajectoryLanes, type TrajectoryLane } from "@/lib/timeline/trajectories";
+
+/** Look-back window before the consume time (= MAX_WINDOW_S of the reference). */
+export const MAX_ANATOMY_WINDOW_S = 14400;
+
+/** What the endpoint needs from the telemetry side (bubbles 8.11, lanes 8.12). */
+export interface TrajectoryTimeline {
+  bubbles(): Promise<readonly { step: number | null; ts: number }[]>;
+  timeRange(): Promise<readonly [number, number] | null>;
+  lanes(t0: number | null, t1: number | null, sampleIndices: readonly number[]): Promise<TrajectoryLane[]>;
+}
+
+export function storeTimeline(store: MetricStore): TrajectoryTimeline {
+  return {
+    bubbles: () => bubbles(store),
+    timeRange: () => store.timeRange(),
+    lanes: (t0, t1, indices) => trajectoryLanes(store, t0, t1, indices),
+  };
+}
+
+export interface RolloutTrajectories {
+  lanes: TrajectoryLane[];
+  consume_ts: number | null;
+  t0: number | null;
+}
+
+export async function getRolloutTrajectories(
+  dumps: DumpReader,
+  timeline: TrajectoryTimeline,
+  rolloutId: number,
+  sampleIndex?: number,
+): Promise<RolloutTrajectories> {
+  // An explicit sample index needs no summary load and no existence check.
+  const indices = sampleIndex !== undefined ? [sampleIndex] : await dumps.trajectoryIndices(rolloutId);
+  const bubble = (await timeline.bubbles()).find((b) => b.step === rolloutId);
+  const consumeTs = bubble ? bubble.ts : ((await timeline.timeRange())?.[1] ?? null);
+  const t0 = consumeTs === null ? null : consumeTs - MAX_ANATOMY_WINDOW_S;
+  const lanes = await timeline.lanes(t0, consumeTs, indices);
+  return { lanes, consume_ts: consumeTs, t0 };
+}

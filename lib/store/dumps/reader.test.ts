@@ -1,0 +1,369 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { ApiError } from "@/lib/api/errors";
+import { jsonSafeStringify } from "@/lib/api/json";
+import { PtFormatError } from "@/lib/store/pt/errors";
+import { expectedWidth } from "./cp";
+import { guardPtReads } from "./files";
+import { openDumpReader } from "./reader";
+import { NO_TRAIN_COLUMNS, TRAIN_COLUMNS } from "./summary";
+import {
+  ageFiles,
+  fullValues,
+  makeRunDir,
+  writeRollout,
+  writeTrainShard,
+  type SampleSpec,
+  type TrainSampleSpec,
+} from "./test-fixtures";
+
+let dir: string;
+let cacheDir: string;
+beforeEach(async () => {
+  dir = await makeRunDir();
+  cacheDir = await makeRunDir("rlboard-cache-");
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.rm(cacheDir, { recursive: true, force: true });
+});
+
+async function expectApiError(p: Promise<unknown>, code: string, msg?: RegExp): Promise<void> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  expect((err as ApiError).code).toBe(code);
+  if (msg) expect((err as ApiError).message).toMatch(msg);
+}
+
+const S = (index: number, response_length: number, extra: Partial<SampleSpec> = {}): SampleSpec => ({
+  index,
+  response_length,
+  group_index: Math.floor(index / 2),
+  ...extra,
+});
+
+function trainRow(s: SampleSpec, seed: number, extra: Partial<TrainSampleSpec> = {}): TrainSampleSpec {
+  return { sample: s, values: fullValues(s, seed), reward: seed / 10, ...extra };
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+describe("join: TP duplicates, dedup and raw_reward", () => {
+  const samples = [S(0, 5), S(1, 4), S(2, 6), S(3, 3)];
+  const rows = samples.map((s, i) => trainRow(s, i + 1));
+  // dp0 = samples 0, 2 (ranks 0, 1 = TP peers); dp1 = samples 3, 1 (ranks 2, 3), other row order.
+  const rawReward = [0.25, 0.5, 0.75, 1.0];
+
+  beforeEach(async () => {
+    await writeRollout(dir, 0, samples);
+    for (const rank of [0, 1]) {
+      await writeTrainShard(dir, 0, { rank, rows: [rows[0]!, rows[2]!], cp: { rank: 0, size: 1 }, raw_reward: rawReward });
+    }
+    for (const rank of [2, 3]) {
+      await writeTrainShard(dir, 0, { rank, rows: [rows[3]!, rows[1]!], cp: { rank: 0, size: 1 }, raw_reward: rawReward });
+    }
+  });
+
+  test("each sample comes from its lowest-ranked copy and raw_reward is looked up by batch position", async () => {
+    const r = openDumpReader(dir, { cacheDir });
+    const s = await r.summary(0, false);
+    expect(s.columns).toEqual([...TRAIN_COLUMNS]);
+    expect(s.rows.map((x) => x.sample_index)).toEqual([0, 1, 2, 3]);
+    expect(s.rows.map((x) => x.dumped_rank)).toEqual([0, 2, 0, 2]);
+    expect(s.rows.map((x) => x.raw_reward)).toEqual(rawReward);
+    expect(s.rows.map((x) => x.normalized_reward)).toEqual([0.1, 0.2, 0.3, 0.4]);
+    const v = fullValues(samples[2]!, 3);
+    expect(s.rows[2]!.mean_entropy).toBeCloseTo(mean(v.entropy), 6);
+    expect(s.rows[2]!.mean_abs_lp_diff).toBeCloseTo(mean(v.log_probs.map((x, i) => Math.abs(x - v.rollout_log_probs[i]!))), 6);
+    expect(s.rows.every((x) => !x.alignment_failed)).toBe(true);
+  });
+
+  test("groups use raw_reward for train", async () => {
+    const g = await openDumpReader(dir).groups(0, false);
+    expect(g.rows.map((x) => x.group_index)).toEqual([0, 1]);
+    expect(g.rows[0]!.reward_mean).toBeCloseTo(0.375, 12);
+  });
+
+  test("a raw_reward that is not batch-global is a 500-class error", async () => {
+    await writeTrainShard(dir, 0, { rank: 3, rows: [rows[3]!, rows[1]!], cp: { rank: 0, size: 1 }, raw_reward: [1, 2] });
+    await expect(openDumpReader(dir).summary(0, false)).rejects.toThrow(/raw_reward must be batch-global \(expected 4 entries, got 2\)/);
+  });
+
+  test("copies that disagree on lengths are rejected", async () => {
+    await writeTrainShard(dir, 0, {
+      rank: 1, rows: [rows[0]!, rows[2]!], cp: { rank: 0, size: 1 }, lengthsOverride: { response: 9, total: 12 },
+    });
+    const err = await openDumpReader(dir).summary(0, false).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(ApiError);
+    expect(String(err)).toMatch(/rank 1 disagrees with rank 0 on sample 0 lengths/);
+  });
+
+  test("a train row for a sample absent from the rollout dump is an error", async () => {
+    await writeTrainShard(dir, 0, { rank: 4, rows: [trainRow(S(99, 3), 9)], cp: { rank: 0, size: 1 } });
+    await expect(openDumpReader(dir).summary(0, false)).rejects.toThrow(/sample_index 99 absent from the rollout dump/);
+  });
+
+  test("tokens point-read leaves raw_reward out and returns the train fields", async () => {
+    const t = await openDumpReader(dir).tokens(0, 1, {});
+    const v = fullValues(samples[1]!, 2);
+    expect(t.total_len).toBe(7);
+    expect(t.prompt_len).toBe(3);
+    expect(t.train_log_probs).toEqual(v.log_probs);
+    expect(t.entropy).toEqual(v.entropy);
+    expect(t.loss_mask).toEqual([1, 1, 1, 1]);
+    expect(t.lp_diff?.[0]).toBeCloseTo(v.log_probs[0]! - v.rollout_log_probs[0]!, 6);
+  });
+});
+
+describe("join: context parallelism", () => {
+  const s0 = S(0, 10, { prompt_len: 6 });
+  const s1 = S(1, 30, { prompt_len: 7 });
+  const rows = [trainRow(s0, 1), trainRow(s1, 2)];
+
+  async function writeCp(legacy: boolean): Promise<void> {
+    await writeRollout(dir, 0, [s0, s1]);
+    // TP=2 × CP=2: ranks 0,1 are cp_rank 0 (TP peers), ranks 2,3 cp_rank 1.
+    for (const rank of [0, 1, 2, 3]) {
+      const cpRank = rank < 2 ? 0 : 1;
+      await writeTrainShard(dir, 0, legacy ? { rank, rows, cp: "legacy", cpSize: 2, cpRank } : { rank, rows, cp: { rank: cpRank, size: 2 } });
+    }
+  }
+
+  for (const legacy of [false, true]) {
+    test(`${legacy ? "legacy probe" : "recorded layout"}: per-token fields are reassembled exactly`, async () => {
+      await writeCp(legacy);
+      const r = openDumpReader(dir);
+      for (const [i, s] of [s0, s1].entries()) {
+        const t = await r.tokens(0, s.index, {});
+        const v = fullValues(s, i + 1);
+        expect(t.train_log_probs).toEqual(v.log_probs);
+        expect(t.advantages).toEqual(v.advantages);
+        expect(t.returns).toEqual(v.returns);
+      }
+      const sum = await r.summary(0, false);
+      expect(sum.rows.map((x) => x.alignment_failed)).toEqual([false, false]);
+      expect(sum.rows[1]!.mean_entropy).toBeCloseTo(mean(fullValues(s1, 2).entropy), 6);
+    });
+  }
+
+  test("legacy probe refuses slices whose widths do not fit the thd layout", async () => {
+    await writeRollout(dir, 0, [s0]);
+    // Two different full-length tensors: widths 10+10 ≠ response_length.
+    const a = trainRow(s0, 1);
+    const b = trainRow(s0, 5);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [a], cp: "legacy" });
+    await writeTrainShard(dir, 0, { rank: 1, rows: [b], cp: "legacy" });
+    const sum = await openDumpReader(dir).summary(0, false);
+    expect(sum.rows[0]).toMatchObject({ alignment_failed: true, mean_entropy: null, adv_mean: null, mean_abs_lp_diff: null });
+    expect(expectedWidth({ totalLength: 16, responseLength: 10, cpSize: 2 }, 0)).toBe(3);
+  });
+
+  test("recorded layout with a missing cp rank marks the sample as misaligned", async () => {
+    await writeRollout(dir, 0, [s0]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s0, 1)], cp: { rank: 0, size: 2 } });
+    const sum = await openDumpReader(dir).summary(0, false);
+    expect(sum.rows[0]).toMatchObject({ alignment_failed: true, mean_entropy: null, dumped_rank: 0 });
+  });
+});
+
+describe("optional train columns and missing train side", () => {
+  test("missing train log-probs give null lp_diff columns, not errors", async () => {
+    const s = S(0, 4);
+    const row = trainRow(s, 1);
+    row.values = { ...row.values, log_probs: null };
+    await writeRollout(dir, 0, [s]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [row], cp: { rank: 0, size: 1 }, drop: ["log_probs"] });
+    const r = openDumpReader(dir);
+    const sum = await r.summary(0, false);
+    expect(sum.rows[0]).toMatchObject({ mean_abs_lp_diff: null, max_abs_lp_diff: null, mean_imp_ratio: null, raw_reward: null });
+    expect(sum.rows[0]!.mean_entropy).not.toBeNull();
+    const t = await r.tokens(0, 0, {});
+    expect(t).toMatchObject({ train_log_probs: null, lp_diff: null, imp_ratio: null });
+    expect(t.entropy).toHaveLength(4);
+  });
+
+  test("a dump without train files falls back per column; truncated comes from the status", async () => {
+    await writeRollout(dir, 2, [S(0, 3, { status: "truncated" }), S(1, 3)]);
+    const sum = await openDumpReader(dir).summary(2, false);
+    expect(sum.columns).toEqual([...NO_TRAIN_COLUMNS]);
+    expect(sum.rows.map((x) => x.truncated)).toEqual([true, false]);
+    expect(sum.rows[0]).toMatchObject({ raw_reward: null, normalized_reward: null, dumped_rank: null, alignment_failed: false });
+  });
+
+  test("eval dumps: no train side, groups use the sample reward", async () => {
+    await writeRollout(dir, 0, [S(0, 3, { reward: 1 }), S(1, 3, { reward: 0 })], { evaluation: true });
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(S(0, 3), 1)] });
+    const r = openDumpReader(dir);
+    const sum = await r.summary(0, true);
+    expect(sum.evaluation).toBe(true);
+    expect(sum.rows.every((x) => x.dumped_rank === null)).toBe(true);
+    const g = await r.groups(0, true);
+    expect(g.rows[0]).toMatchObject({ group_index: 0, n: 2, reward_mean: 0.5 });
+    const t = await r.tokens(0, 0, { evaluation: true });
+    expect(t).toMatchObject({ evaluation: true, loss_mask: null, train_log_probs: null });
+  });
+
+  test("NaN statistics serialise as null", async () => {
+    const s = S(0, 1);
+    await writeRollout(dir, 0, [s]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 } });
+    const sum = await openDumpReader(dir).summary(0, false);
+    expect(sum.rows[0]!.adv_std).toBeNaN();
+    expect((JSON.parse(jsonSafeStringify(sum)) as { rows: { adv_std: unknown }[] }).rows[0]?.adv_std).toBeNull();
+  });
+});
+
+describe("errors and visibility", () => {
+  test("missing rollout → 404; unknown sample → 404; empty token range → 400", async () => {
+    await writeRollout(dir, 0, [S(0, 3)]);
+    const r = openDumpReader(dir);
+    await expectApiError(r.summary(5, false), "not_found");
+    await expectApiError(r.tokens(5, 0, {}), "not_found");
+    await expectApiError(r.tokens(0, 42, {}), "not_found", /unknown sample_index 42 in rollout 0/);
+    await expectApiError(r.tokens(0, 0, { start: 5, end: 5 }), "bad_request", /empty token range \[5, 5\) for total_len=6/);
+    await expectApiError(r.tokens(0, 0, { start: 100 }), "bad_request");
+    const t = await r.tokens(0, 0, { start: -4, end: 2 });
+    expect(t).toMatchObject({ start: 0, end: 2, response_offset: 2, rollout_log_probs: null, loss_mask: null, token_text: null });
+  });
+
+  test("a fresh unparsable .pt is still being written (503); an old one is a real error", async () => {
+    await fs.mkdir(path.join(dir, "rollout_data"), { recursive: true });
+    const file = path.join(dir, "rollout_data", "3.pt");
+    await fs.writeFile(file, "PK\u0003\u0004 half a zip");
+    const r = openDumpReader(dir);
+    await expectApiError(r.summary(3, false), "still_writing", /dump still being written: rollout_data\/3\.pt/);
+    await ageFiles(dir);
+    const err = await openDumpReader(dir).summary(3, false).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(ApiError);
+  });
+
+  test("a malformed storage met during a lazy read gets the same fresh/old policy", async () => {
+    await writeRollout(dir, 0, [S(0, 3)]);
+    const file = path.join(dir, "rollout_data", "0.pt");
+    const boom = () => Promise.reject(new PtFormatError(file, "storage 3 truncated"));
+    await expectApiError(guardPtReads(dir, boom), "still_writing", /rollout_data\/0\.pt/);
+    await ageFiles(dir);
+    await expect(guardPtReads(dir, boom)).rejects.toBeInstanceOf(PtFormatError);
+    await expect(guardPtReads(dir, () => Promise.reject(new Error("join bug")))).rejects.toThrow("join bug");
+  });
+
+  test("a rollout_id that disagrees with the file name is an error, not a 503", async () => {
+    await writeRollout(dir, 4, [S(0, 3)], { rolloutId: 5 });
+    const err = await openDumpReader(dir).summary(4, false).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(ApiError);
+    expect(String(err)).toMatch(/rollout_id 5 != 4/);
+  });
+
+  test("listing hides fresh rollouts without a train companion and skips odd stems", async () => {
+    await writeRollout(dir, 0, [S(0, 3)]);
+    await writeRollout(dir, 1, [S(0, 3)]);
+    await writeRollout(dir, 2, [S(0, 3)], { evaluation: true });
+    await writeRollout(dir, 3, [S(0, 3)], { evaluation: true });
+    await fs.writeFile(path.join(dir, "rollout_data", "notes.pt"), "x");
+    await fs.writeFile(path.join(dir, "rollout_data", "eval_x.pt"), "x");
+    await fs.writeFile(path.join(dir, "rollout_data", "7.tmp"), "x");
+    const old = new Date("2026-01-01T00:00:00Z");
+    await fs.utimes(path.join(dir, "rollout_data", "0.pt"), old, old);
+    await fs.utimes(path.join(dir, "rollout_data", "eval_2.pt"), old, old);
+    await writeTrainShard(dir, 1, { rank: 0, rows: [trainRow(S(0, 3), 1)] });
+    expect(await openDumpReader(dir).listRolloutIds()).toEqual({ train: [0, 1], eval: [2] });
+    expect(await openDumpReader(path.join(dir, "nope")).listRolloutIds()).toEqual({ train: [], eval: [] });
+  });
+});
+
+describe("summary cache", () => {
+  test("written under cacheDir only, reused, and invalidated by a changed source", async () => {
+    const s = S(0, 3);
+    await writeRollout(dir, 0, [s]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.5] });
+    await ageFiles(dir); // whole-second mtimes, so utimes can restore them exactly below
+    const before = (await fs.readdir(dir, { recursive: true })).sort();
+    const first = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    expect((await fs.readdir(dir, { recursive: true })).sort()).toEqual(before);
+    expect(await fs.readdir(cacheDir)).toEqual(["rollout_0.summary.parquet"]);
+
+    // A fresh reader answers from the cache even when the dump became unreadable...
+    const shard = path.join(dir, "train_data", "0_0.pt");
+    const st = await fs.stat(shard);
+    const bytes = await fs.readFile(shard);
+    await fs.writeFile(shard, bytes.subarray(0, 20));
+    await fs.truncate(shard, st.size);
+    await fs.utimes(shard, st.atime, st.mtime);
+    const cached = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    expect(cached).toEqual(first);
+    expect(cached.columns).toEqual(first.columns);
+
+    // ...and recomputes when a source changes (here: the train shard is rewritten).
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.75] });
+    const again = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    expect(again.rows[0]!.raw_reward).toBe(0.75);
+  });
+
+  test("NaN survives the cache (step aggregates need it)", async () => {
+    const s = S(0, 1);
+    await writeRollout(dir, 0, [s]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 } });
+    await ageFiles(dir);
+    await openDumpReader(dir, { cacheDir }).summary(0, false);
+    const cached = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    expect(cached.rows[0]!.adv_std).toBeNaN();
+    const agg = await openDumpReader(dir, { cacheDir }).stepAggregates();
+    expect(agg).toHaveLength(1);
+    expect(agg[0]).toMatchObject({ rollout_id: 0, n_samples: 1 });
+  });
+});
+
+describe("parquet mirror and sidecar", () => {
+  test("without a mirror the token view rebuilds one into the cache dir, never into the run", async () => {
+    await writeRollout(dir, 0, [S(4, 3, { rollout_log_probs: [-0.1, -0.2, -0.3] })]);
+    const t = await openDumpReader(dir, { cacheDir }).tokens(0, 4, { start: 1 });
+    expect(t.rollout_log_probs).toEqual([-0.1, -0.2, -0.3].map(Math.fround));
+    await expect(fs.stat(path.join(dir, "dashboard_columns"))).rejects.toThrow();
+    expect(await fs.readdir(path.join(cacheDir, "dashboard_columns"))).toEqual(["rollout_0.parquet"]);
+    // A fresh reader reads the rebuilt mirror even if the .pt is unreadable now (same stamp).
+    const t2 = await openDumpReader(dir, { cacheDir }).tokens(0, 4, { start: 1 });
+    expect(t2).toEqual(t);
+  });
+
+  test("a mirror with a different column set is ignored and rebuilt", async () => {
+    await writeRollout(dir, 0, [S(4, 3)]);
+    await fs.mkdir(path.join(dir, "dashboard_columns"));
+    const { parquetWriteBuffer } = await import("hyparquet-writer");
+    const bad = parquetWriteBuffer({ columnData: [{ name: "sample_index", data: [4] }, { name: "tokens", data: [[1, 2]] }] });
+    await fs.writeFile(path.join(dir, "dashboard_columns", "rollout_0.parquet"), new Uint8Array(bad));
+    const t = await openDumpReader(dir).tokens(0, 4, {});
+    expect(t.total_len).toBe(6);
+  });
+
+  test("messages come from the sidecar, NaN rewards included; absent file or sample → 404", async () => {
+    await fs.mkdir(path.join(dir, "trajectory"));
+    await fs.writeFile(
+      path.join(dir, "trajectory", "1.jsonl"),
+      '{"sample_index":3,"reward":NaN,"prompt":"p","messages":[]}\n\n{"sample_index":5,"reward":1.0,"prompt":"a","messages":[{"role":"user","content":"NaN"}]}\n{"sample_index":5,"reward":2.0,"prompt":"b","messages":[]}\n',
+    );
+    const r = openDumpReader(dir);
+    expect((await r.messages(1, 3, false)).reward).toBeNaN();
+    expect(await r.messages(1, 5, false)).toMatchObject({ reward: 2, prompt: "b" });
+    await expectApiError(r.messages(1, 4, false), "not_found", /sample 4 has no recorded conversation in rollout 1/);
+    await expectApiError(r.messages(1, 3, true), "not_found");
+    await expectApiError(r.messages(2, 3, false), "not_found");
+  });
+
+  test("token text is decoded per id when the run has a tokenizer", async () => {
+    await writeRollout(dir, 0, [S(0, 2, { prompt_len: 1 })]);
+    await fs.mkdir(path.join(dir, "tokenizer"));
+    const vocab = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`w${i}`, i]));
+    await fs.writeFile(path.join(dir, "tokenizer", "tokenizer.json"), JSON.stringify({ model: { type: "WordLevel", vocab }, decoder: null }));
+    const r = openDumpReader(dir);
+    expect(await r.hasTokenizer()).toBe(true);
+    const t = await r.tokens(0, 0, {});
+    expect(t.token_text).toEqual(t.token_ids.map((i) => `w${i}`));
+  });
+});
