@@ -19,5 +19,6 @@ export { META_FILE, readMeta, serializeMeta, writeMeta } from "./meta";
 export type { RunMeta } from "./meta";
 export { RunWriter, DEFAULT_MAX_BUFFERED_PER_STREAM, consoleWriterLog } from "./run-writer";
 export type { FlushReport, RunWriterOptions, StreamStats, WriterLog } from "./run-writer";
+export { FAST_CHECKS } from "./fast-validate";
 export { nodeWriterFs } from "./writer-fs";
 export type { WriterFileHandle, WriterFs } from "./writer-fs";

@@ -88,7 +88,7 @@ describe("PartitionedAppender", () => {
     expect(readFileSync(file, "utf8")).toBe(
       '{"complete":1}\n{"name":"p","t0":1.0,"t1":2.0,"node":"n","gpus":[0],"rank":0,"role":"train"}\n',
     );
-    expect(torn).toEqual([["phases/19700101_00.jsonl", 9]]);
+    expect(torn).toEqual([["phases/19700101_00.jsonl", 8]]);
   });
 
   it("rolls back a torn write on failure so a retry writes each line exactly once", async () => {

@@ -53,6 +53,15 @@ export function formatFloat(x: number): string {
   if (x === Infinity) return "Infinity";
   if (x === -Infinity) return "-Infinity";
   if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  // Fast path (timestamps, most values): for 1e-4 <= |x| < 1e16 the shortest
+  // digits have decimal exponent -4..15, where both Python and JS print fixed
+  // notation. (A double below 1e16 never has "1e16" as its shortest repr,
+  // since 1e16 is itself a double; the same holds at the 1e-4 boundary.)
+  const ax = x < 0 ? -x : x;
+  if (ax >= 1e-4 && ax < 1e16) {
+    const s = String(x);
+    return s.includes(".") ? s : `${s}.0`;
+  }
   const exp = x.toExponential(); // shortest round-trip digits, e.g. "1.5e-7"
   const at = exp.indexOf("e");
   const e = Number(exp.slice(at + 1));

@@ -198,7 +198,7 @@ export class RunWriter {
       await this.fs.mkdir(this.dashDir);
     } catch (e) {
       this.log.error(`cannot create ${this.dashDir}; ${this.countPending(batch)} records kept for retry`, e);
-      for (const s of STREAMS) this.requeue(s, batch[s] as AnyRecord[]);
+      for (const s of STREAMS) this.requeue(s, batch[s]);
       this.lastFlushOk = false;
       return { ok: false, written: 0, fileErrors: [{ file: ".", error: e as Error }] };
     }
@@ -206,7 +206,7 @@ export class RunWriter {
     for (const s of STREAMS) {
       const recs = batch[s];
       if (recs.length === 0) continue;
-      const res = await this.appender.appendStream(s, recs as StreamRecords[typeof s][]);
+      const res = await this.appender.appendStream(s, recs);
       const st = this.stats[s];
       st.written += res.written;
       report.written += res.written;
@@ -221,7 +221,7 @@ export class RunWriter {
         for (const fe of res.fileErrors) {
           this.log.error(`write failed: ${join(this.dashDir, fe.file)} (${res.failed.length} ${s} records kept for retry)`, fe.error);
         }
-        this.requeue(s, res.failed as AnyRecord[]);
+        this.requeue(s, res.failed);
       }
     }
     this.lastFlushOk = report.ok;
@@ -235,7 +235,7 @@ export class RunWriter {
   /** Put failed records back in front of anything added meanwhile, then re-apply the cap. */
   private requeue(stream: StreamName, failed: readonly AnyRecord[]): void {
     if (failed.length === 0) return;
-    const merged = (failed as AnyRecord[]).concat(this.buffers[stream] as AnyRecord[]);
+    const merged: AnyRecord[] = [...failed, ...this.buffers[stream]];
     let dropped = 0;
     while (merged.length > this.cap) dropped += this.dropOldest(merged);
     if (dropped) this.countDrops(stream, dropped);

@@ -1,0 +1,234 @@
+/**
+ * The collector's HTTP surface (node:http, no framework):
+ *
+ *   POST /v1/{stream}   body {"records":[...]} — records exactly as on disk
+ *                       (formats.md §4). Streams: phases, metrics, topology,
+ *                       trajectories, gpu (= gpu_util), engine (=
+ *                       engine_series), gpu_processes, data_buffer; the full
+ *                       stream names are accepted as well.
+ *   POST /v1/meta       {"args": {...}, "run_name"?: "..."} rewrites meta.json
+ *   GET  /health        {"ok": true, ...} (503 + ok:false while writes fail)
+ *   GET  /metrics       Prometheus text (self-metrics.ts)
+ *
+ * Error policy: every error body is {"error":{"code","message"}}. Invalid
+ * records do not poison a batch: the valid ones are kept, and the 400 names
+ * the first bad record's index and field (`records[3].ts: expected number`)
+ * plus `accepted`/`rejected` counts. Bodies over the limit get 413 (the rest
+ * of the upload is drained, not buffered). Unknown paths 404, wrong methods 405.
+ *
+ * Bodies are parsed as Python JSON: `NaN`/`Infinity` are accepted, and for
+ * metrics and meta the float-ness of integral numbers (`95.0`) and dict key
+ * order survive (python-json.ts). Other streams go through the native
+ * `JSON.parse` first because their float fields are fixed by the schema.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { z } from "zod";
+import { PyFloat, parsePyJson } from "@/lib/store/writer/python-json";
+import type { PyValue } from "@/lib/store/writer/python-json";
+import { FAST_CHECKS } from "@/lib/store/writer/fast-validate";
+import { STREAM_SCHEMAS } from "@/lib/store/writer/records";
+import type { AnyRecord, StreamName } from "@/lib/store/writer/records";
+import type { Logger } from "./log";
+import type { CollectorMetrics } from "./self-metrics";
+
+export const ROUTE_STREAMS: Readonly<Record<string, StreamName>> = {
+  phases: "phases",
+  metrics: "metrics",
+  topology: "topology",
+  trajectories: "trajectories",
+  gpu: "gpu_util",
+  gpu_util: "gpu_util",
+  engine: "engine_series",
+  engine_series: "engine_series",
+  gpu_processes: "gpu_processes",
+  data_buffer: "data_buffer",
+};
+
+export interface MetaUpdate {
+  run_name?: string;
+  args: ReadonlyMap<string, PyValue> | { readonly [key: string]: PyValue };
+}
+
+export interface IngestDeps {
+  maxBodyBytes: number;
+  /** Takes validated records of one stream. */
+  accept(stream: StreamName, records: AnyRecord[]): void;
+  setMeta(update: MetaUpdate): Promise<void>;
+  health(): { ok: boolean } & Record<string, unknown>;
+  metrics: CollectorMetrics;
+  renderMetrics(): string;
+  log: Logger;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, e: HttpError, extra: Record<string, unknown> = {}): void {
+  send(res, e.status, { error: { code: e.code, message: e.message }, ...extra });
+}
+
+/** Read the body up to `limit` bytes; beyond it keep draining (no buffering) and fail with 413. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = Number.isFinite(declared) && declared > limit;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > limit) tooLarge = true;
+      if (tooLarge) {
+        chunks.length = 0;
+        // A client that keeps streaming far past the limit is cut off.
+        if (size > limit * 4 + (1 << 20)) req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => {
+      if (tooLarge) reject(new HttpError(413, "payload_too_large", `request body exceeds ${limit} bytes`));
+      else resolve(Buffer.concat(chunks, size));
+    });
+    req.on("error", reject);
+  });
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+}
+
+/** `records[3].ts: expected number, received string` */
+export function describeIssue(index: number, error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return `records[${index}]: invalid record`;
+  const msg = issue.message.replace(/^Invalid input: /, "");
+  return `records[${index}]${formatPath(issue.path)}: ${msg}`;
+}
+
+function parseBody(text: string, pythonTypes: boolean): PyValue {
+  if (!pythonTypes) {
+    try {
+      return JSON.parse(text) as PyValue;
+    } catch {
+      // NaN / Infinity tokens (Python's default json.dumps) — fall through.
+    }
+  }
+  try {
+    return parsePyJson(text);
+  } catch (e) {
+    throw new HttpError(400, "bad_request", `body is not JSON: ${(e as Error).message}`);
+  }
+}
+
+function isPlainObject(v: PyValue): v is { readonly [key: string]: PyValue } {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Map) && !(v instanceof PyFloat);
+}
+
+export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const ingest = async (stream: StreamName, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const body = await readBody(req, deps.maxBodyBytes);
+    const parsed = parseBody(body.toString("utf8"), stream === "metrics");
+    const records = isPlainObject(parsed) ? parsed.records : undefined;
+    if (!Array.isArray(records)) throw new HttpError(400, "bad_request", 'body must be {"records": [...]}');
+    const schema = STREAM_SCHEMAS[stream] as z.ZodType<AnyRecord>;
+    const fast = FAST_CHECKS[stream];
+    const valid: AnyRecord[] = [];
+    let firstError: string | undefined;
+    let rejected = 0;
+    const list = records as readonly unknown[];
+    for (let i = 0; i < list.length; i++) {
+      const x = list[i];
+      if (fast?.(x)) {
+        valid.push(x as AnyRecord); // zod would return an equal record (fast-validate.ts)
+        continue;
+      }
+      const r = schema.safeParse(x);
+      if (r.success) valid.push(r.data);
+      else {
+        rejected++;
+        firstError ??= describeIssue(i, r.error);
+      }
+    }
+    if (valid.length > 0) deps.accept(stream, valid);
+    if (rejected > 0) {
+      deps.metrics.rejected[stream] += rejected;
+      deps.metrics.ingestRequests.bad_request++;
+      deps.log.debug(`POST /v1/${stream}: ${rejected} of ${list.length} records rejected; first: ${firstError}`);
+      sendError(res, new HttpError(400, "bad_request", firstError ?? "invalid records"), { accepted: valid.length, rejected });
+      return;
+    }
+    deps.metrics.ingestRequests.ok++;
+    send(res, 200, { accepted: valid.length });
+  };
+
+  const meta = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const parsed = parseBody((await readBody(req, deps.maxBodyBytes)).toString("utf8"), true);
+    if (!isPlainObject(parsed)) throw new HttpError(400, "bad_request", 'body must be {"args": {...}, "run_name"?: "..."}');
+    const { args, run_name: runName, ...rest } = parsed;
+    const extra = Object.keys(rest);
+    if (extra.length > 0) throw new HttpError(400, "bad_request", `unknown key ${JSON.stringify(extra[0])}`);
+    if (args === undefined || !(args instanceof Map || isPlainObject(args))) throw new HttpError(400, "bad_request", "args: expected object");
+    if (runName !== undefined && typeof runName !== "string") throw new HttpError(400, "bad_request", "run_name: expected string");
+    await deps.setMeta({ args, ...(runName === undefined ? {} : { run_name: runName }) });
+    send(res, 200, { ok: true });
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const method = req.method ?? "GET";
+    if (path === "/health") {
+      if (method !== "GET") throw new HttpError(405, "method_not_allowed", "use GET");
+      const h = deps.health();
+      send(res, h.ok ? 200 : 503, h);
+      return;
+    }
+    if (path === "/metrics") {
+      if (method !== "GET") throw new HttpError(405, "method_not_allowed", "use GET");
+      const text = deps.renderMetrics();
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+      res.end(text);
+      return;
+    }
+    const m = /^\/v1\/([a-z_]+)$/.exec(path);
+    const name = m?.[1];
+    if (name === "meta" || (name !== undefined && Object.hasOwn(ROUTE_STREAMS, name))) {
+      if (method !== "POST") throw new HttpError(405, "method_not_allowed", "use POST");
+      if (name === "meta") await meta(req, res);
+      else await ingest(ROUTE_STREAMS[name] as StreamName, req, res);
+      return;
+    }
+    throw new HttpError(404, "not_found", `no route for ${method} ${path}`);
+  };
+
+  return (req, res) => {
+    route(req, res).catch((e: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (e instanceof HttpError) {
+        if (e.status === 413) deps.metrics.ingestRequests.too_large++;
+        else if (e.status === 400) deps.metrics.ingestRequests.bad_request++;
+        sendError(res, e);
+        // Drain whatever the client still sends so the error can be read.
+        req.resume();
+        return;
+      }
+      deps.log.error(`ingest ${req.method} ${req.url} failed`, e);
+      sendError(res, new HttpError(500, "internal", "internal error"));
+    });
+  };
+}

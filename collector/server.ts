@@ -1,0 +1,267 @@
+/**
+ * `startCollector()`: the collector daemon as a library, so the CLI
+ * (index.ts), tests and the bench run the same thing in-process.
+ *
+ * Wiring: ingest HTTP → zod → RunWriter buffers; SGLang scraper and GPU
+ * sampler feed the same buffers; a flush runs when ≥ `flushBatch` records are
+ * pending (coalescing: while one flush runs, new records wait for the next,
+ * so under load each flush writes one big batch) and at least every
+ * `flushIntervalS`. After a failed flush the size trigger pauses until the
+ * next interval tick, so a broken disk is retried at the interval, not in a
+ * busy loop. See run-writer.ts for the write failure policy and index.ts for
+ * the process-level one.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { readMeta } from "@/lib/store/writer/meta";
+import { RunWriter } from "@/lib/store/writer/run-writer";
+import type { FlushReport } from "@/lib/store/writer/run-writer";
+import type { AnyRecord, EngineSample, GpuSample, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/writer/records";
+import { nodeWriterFs } from "@/lib/store/writer/writer-fs";
+import type { WriterFs } from "@/lib/store/writer/writer-fs";
+import { createIngestHandler } from "./ingest";
+import type { MetaUpdate } from "./ingest";
+import { acquireLock } from "./lock";
+import type { Lock } from "./lock";
+import { createLogger } from "./log";
+import type { Logger } from "./log";
+import { CollectorMetrics } from "./self-metrics";
+import { GpuSampler } from "./sources/gpu-sampler";
+import type { GpuSource } from "./sources/gpu-sampler";
+import { DEFAULT_WHITELIST } from "./sources/sglang-records";
+import { SglangScraper } from "./sources/sglang-scraper";
+import { TopologyTracker } from "./topology-tracker";
+
+export interface CollectorOptions {
+  /** Run directory; telemetry goes to `{dumpDir}/dashboard`. */
+  dumpDir: string;
+  host?: string;
+  /** 0 (default) picks an ephemeral port. */
+  port?: number;
+  /** meta.json run_name; default: the existing meta.json's, else "miles-run". */
+  runName?: string;
+  router?: string;
+  engines?: readonly string[];
+  scrapeIntervalS?: number;
+  scrapeTimeoutS?: number;
+  sglangMetrics?: readonly string[];
+  gpuSource?: GpuSource;
+  gpuIntervalS?: number;
+  /** GPU process sweep cadence (default 5 s). */
+  gpuProcessIntervalS?: number;
+  node?: string;
+  nvidiaSmi?: string;
+  amdSmi?: string;
+  flushIntervalS?: number;
+  flushBatch?: number;
+  maxBufferedPerStream?: number;
+  maxBodyBytes?: number;
+  fsync?: boolean;
+  fs?: WriterFs;
+  log?: Logger;
+  /** Wall clock in epoch seconds. */
+  now?: () => number;
+}
+
+export interface StopResult {
+  /** False when records could not be written by the final flush. */
+  ok: boolean;
+  lost: number;
+}
+
+export interface CollectorHandle {
+  port: number;
+  url: string;
+  dashDir: string;
+  writer: RunWriter;
+  /** Flush now (also waits for a flush in progress). */
+  flush(): Promise<FlushReport>;
+  /** Stop sources and the server, flush everything, release the lock. */
+  stop(): Promise<StopResult>;
+}
+
+export async function startCollector(opts: CollectorOptions): Promise<CollectorHandle> {
+  const log = opts.log ?? createLogger();
+  const now = opts.now ?? (() => Date.now() / 1000);
+  const dashDir = join(opts.dumpDir, "dashboard");
+  const flushIntervalMs = (opts.flushIntervalS ?? 2) * 1000;
+  const flushBatch = opts.flushBatch ?? 64;
+  const startTs = now();
+
+  // Probe the directory (and create it) before taking the lock.
+  const writer = await RunWriter.open({
+    dashDir,
+    ...(opts.fs ? { fs: opts.fs } : {}),
+    fsync: opts.fsync ?? false,
+    ...(opts.maxBufferedPerStream ? { maxBufferedPerStream: opts.maxBufferedPerStream } : {}),
+    log,
+  });
+  const lock: Lock = await acquireLock(dashDir);
+  if (lock.recoveredStalePid !== undefined) log.warn(`took over a stale lock of pid ${lock.recoveredStalePid} (${lock.path})`);
+
+  let runName = opts.runName;
+  try {
+    const previous = await readMeta(opts.fs ?? nodeWriterFs, dashDir);
+    runName ??= previous?.run_name ?? "miles-run";
+    await writer.writeMeta({ run_name: runName, start_ts: startTs, args: previous?.args ?? {} });
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
+
+  const metrics = new CollectorMetrics();
+  const topology = new TopologyTracker();
+  let stopping = false;
+  let flushing = false;
+  let retryPausedUntil = 0;
+
+  const runFlush = async (): Promise<FlushReport> => {
+    flushing = true;
+    try {
+      const rep = await writer.flush();
+      if (!rep.ok) retryPausedUntil = Date.now() + flushIntervalMs;
+      return rep;
+    } finally {
+      flushing = false;
+      if (!stopping) maybeFlush();
+    }
+  };
+  function maybeFlush(): void {
+    if (flushing || stopping || Date.now() < retryPausedUntil || writer.pending() < flushBatch) return;
+    void runFlush();
+  }
+
+  const add = <S extends StreamName>(stream: S, records: StreamRecords[S][]): void => {
+    if (stream === "topology") {
+      const out: TopologySnapshot[] = [];
+      for (const s of records as TopologySnapshot[]) {
+        const rec = topology.ingest(s);
+        if (rec) out.push(rec);
+      }
+      writer.add("topology", out);
+    } else {
+      if (stream === "engine_series") {
+        metrics.noteEngine(records as EngineSample[]);
+        for (const r of records as EngineSample[]) topology.noteScraped(r.addr);
+      } else if (stream === "gpu_util") metrics.noteGpu(records as GpuSample[]);
+      writer.add(stream, records);
+    }
+    maybeFlush();
+  };
+
+  const setMeta = async (u: MetaUpdate): Promise<void> => {
+    if (u.run_name !== undefined) runName = u.run_name;
+    await writer.writeMeta({ run_name: runName ?? "miles-run", start_ts: startTs, args: u.args });
+  };
+
+  const handler = createIngestHandler({
+    maxBodyBytes: opts.maxBodyBytes ?? 16 << 20,
+    accept: (stream, records: AnyRecord[]) => add(stream, records as StreamRecords[typeof stream][]),
+    setMeta,
+    metrics,
+    renderMetrics: () => metrics.render(writer),
+    health: () => ({
+      ok: writer.healthy,
+      pid: process.pid,
+      dash_dir: dashDir,
+      run_name: runName,
+      start_ts: startTs,
+      buffered: writer.pending(),
+      scraper: scraper ? scraper.mode : "off",
+      gpu_sampler: sampler.backend,
+      memory_mb: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1048576)])),
+    }),
+    log,
+  });
+  const server = createServer(handler);
+  server.keepAliveTimeout = 30_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host ?? "127.0.0.1";
+
+  const staticEngines = opts.engines ?? [];
+  const scrapeWanted = Boolean(opts.router) || staticEngines.length > 0;
+  const scraper = new SglangScraper({
+    ...(opts.router ? { router: opts.router } : {}),
+    targets: () => [...staticEngines, ...topology.engineAddrs()],
+    intervalS: opts.scrapeIntervalS ?? 2,
+    timeoutS: opts.scrapeTimeoutS ?? 5,
+    whitelist: opts.sglangMetrics ?? DEFAULT_WHITELIST,
+    sink: (recs) => add("engine_series", recs),
+    log,
+    now,
+  });
+  // Direct mode with no --engines still scrapes engines that producers register via topology.
+  scraper.start();
+
+  const sampler = new GpuSampler({
+    source: opts.gpuSource ?? "auto",
+    intervalS: opts.gpuIntervalS ?? 1,
+    ...(opts.gpuProcessIntervalS ? { processIntervalS: opts.gpuProcessIntervalS } : {}),
+    node: opts.node ?? "127.0.0.1",
+    ...(opts.nvidiaSmi ? { nvidiaSmi: opts.nvidiaSmi } : {}),
+    ...(opts.amdSmi ? { amdSmi: opts.amdSmi } : {}),
+    sink: { gpu: (r) => add("gpu_util", r), processes: (r) => add("gpu_processes", r) },
+    log,
+    now,
+  });
+  sampler.start();
+
+  const timer = setInterval(() => {
+    const snap = topology.tick(now());
+    if (snap) writer.add("topology", [snap]);
+    if (!flushing) void runFlush();
+  }, flushIntervalMs);
+
+  log.info(
+    `collector listening on http://${host}:${port}, writing ${dashDir}` +
+      (opts.router ? `, scraping router ${opts.router}` : scrapeWanted ? `, scraping ${staticEngines.length} engines` : ""),
+  );
+
+  let stopped: Promise<StopResult> | undefined;
+  const stop = (): Promise<StopResult> =>
+    (stopped ??= (async () => {
+      stopping = true;
+      clearInterval(timer);
+      await Promise.all([scraper.stop(), sampler.stop()]);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // In-flight requests get a moment to finish; then connections are cut.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+      const snap = topology.tick(now());
+      if (snap) writer.add("topology", [snap]);
+      // Final flush, with two quick retries for transient errors.
+      for (let attempt = 0; attempt < 3 && writer.pending() > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, 200));
+        await writer.flush();
+      }
+      const lost = writer.pending();
+      if (lost > 0) log.error(`shutting down with ${lost} records that could not be written to ${dashDir}`);
+      await lock.release();
+      log.info(`collector stopped (${dashDir})`);
+      return { ok: lost === 0, lost };
+    })());
+
+  return {
+    port,
+    url: `http://${host}:${port}`,
+    dashDir,
+    writer,
+    flush: () => writer.flush(),
+    stop,
+  };
+}

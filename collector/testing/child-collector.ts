@@ -1,0 +1,49 @@
+/** Test helper: run the real CLI (`node --import tsx collector/index.ts …`) as a child process. */
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+
+export interface ChildCollector {
+  url: string;
+  proc: ChildProcess;
+  stderr(): string;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): { proc: ChildProcess; stderr(): string; exited: ChildCollector["exited"] } {
+  const proc = spawn(process.execPath, ["--import", "tsx", "collector/index.ts", ...args], {
+    cwd: process.cwd(),
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  proc.stdout?.resume();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on("close", (code, signal) => resolve({ code, signal })),
+  );
+  return { proc, stderr: () => err, exited };
+}
+
+export async function spawnCollector(args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 20_000): Promise<ChildCollector> {
+  const c = runCli(["--port", "0", ...args], env);
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const m = /collector listening on (http:\/\/[^,\s]+)/.exec(c.stderr());
+    if (m?.[1]) return { ...c, url: m[1] };
+    if (c.proc.exitCode !== null) throw new Error(`collector exited early:\n${c.stderr()}`);
+    if (Date.now() > end) {
+      c.proc.kill("SIGKILL");
+      throw new Error(`collector did not start:\n${c.stderr()}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
