@@ -8,7 +8,7 @@
  * share a timestamp (one sampler tick of a node, one scrape tick) share one ts slot — so
  * a row costs ~10 bytes; the other streams keep plain records.
  */
-import { Col, Interner } from "@/lib/store/telemetry/columns";
+import { Col, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
 import {
   OPEN_T1,
   TRAJECTORY_KINDS,
@@ -29,7 +29,7 @@ export class Dicts {
   readonly laneGpu: number[] = [];
   readonly metrics = new Interner();
   /** Engine series identity: addr + canonical labels (raw, dp_rank included). */
-  readonly series = new Interner(0xffffffff);
+  readonly series = new Interner(0xffff);
   readonly seriesAddr: string[] = [];
   readonly seriesLabels: Record<string, string | null>[] = [];
 
@@ -78,24 +78,49 @@ export class TickColumns {
   maxTs = -Infinity;
   private lastTs = NaN;
 
-  protected beginRow(ts: number): void {
-    if (ts !== this.lastTs) {
-      if (ts < this.lastTs) this.sorted = false;
-      this.gTs.push(ts);
-      this.gStart.push(this.rows);
-      this.lastTs = ts;
-      if (ts < this.minTs) this.minTs = ts;
-      if (ts > this.maxTs) this.maxTs = ts;
+  /** Append `n` rows stamped `ts[0..n)`, extending or opening tick groups. */
+  protected appendTicks(ts: Float64Array, n: number): void {
+    const gts = new Float64Array(n);
+    const gst = new Uint32Array(n);
+    let g = 0;
+    let last = this.lastTs;
+    let { minTs, maxTs, sorted } = this;
+    for (let i = 0; i < n; i++) {
+      const t = ts[i]!;
+      if (t !== last) {
+        if (t < last) sorted = false;
+        gts[g] = t;
+        gst[g] = this.rows + i;
+        g++;
+        last = t;
+        if (t < minTs) minTs = t;
+        if (t > maxTs) maxTs = t;
+      }
     }
-    this.rows++;
+    this.gTs.append(gts, 0, g);
+    this.gStart.append(gst, 0, g);
+    this.rows += n;
+    this.lastTs = last;
+    this.minTs = minTs;
+    this.maxTs = maxTs;
+    this.sorted = sorted;
   }
 
   get groups(): number {
     return this.gTs.length;
   }
 
+  /** ts of group g (direct chunk read: `Col.get` is shared by every element type). */
+  groupTs(g: number): number {
+    return this.gTs.chunks[g >>> SHIFT]![g & MASK]!;
+  }
+
+  groupStart(g: number): number {
+    return this.gStart.chunks[g >>> SHIFT]![g & MASK]!;
+  }
+
   groupEnd(g: number): number {
-    return g + 1 < this.gTs.length ? this.gStart.get(g + 1) : this.rows;
+    return g + 1 < this.gTs.length ? this.groupStart(g + 1) : this.rows;
   }
 
   /** Groups [lo, hi) that may hold ts in [t0, t1]; callers still check each group's ts. */
@@ -109,7 +134,7 @@ export class TickColumns {
       let b = n;
       while (a < b) {
         const m = (a + b) >>> 1;
-        if (this.gTs.get(m) < t0) a = m + 1;
+        if (this.groupTs(m) < t0) a = m + 1;
         else b = m;
       }
       lo = a;
@@ -119,7 +144,7 @@ export class TickColumns {
       let b = n;
       while (a < b) {
         const m = (a + b) >>> 1;
-        if (this.gTs.get(m) <= t1) a = m + 1;
+        if (this.groupTs(m) <= t1) a = m + 1;
         else b = m;
       }
       hi = a;
@@ -149,13 +174,16 @@ export class GpuBlock extends TickColumns {
   readonly power = new Col(Int16Array);
   readonly lanes = new Set<number>();
 
-  add(ts: number, lane: number, util: number, mem: number, power: number): void {
-    this.beginRow(ts);
-    this.lane.push(lane);
-    this.util.push(util);
-    this.mem.push(mem);
-    this.power.push(power);
-    this.lanes.add(lane);
+  appendStage(st: GpuStage): void {
+    const n = st.n;
+    if (n === 0) return;
+    this.appendTicks(st.ts, n);
+    this.lane.append(st.lane, 0, n);
+    this.util.append(st.util, 0, n);
+    this.mem.append(st.mem, 0, n);
+    this.power.append(st.power, 0, n);
+    for (let i = 0; i < n; i++) this.lanes.add(st.lane[i]!);
+    st.n = 0;
   }
 
   trim(): void {
@@ -175,7 +203,7 @@ export class GpuBlock extends TickColumns {
   }
 
   static restore(
-    cols: { gTs: Float64Array; gStart: Uint32Array; lane: Uint16Array; util: Uint8Array; mem: Int32Array; power: Int16Array },
+    cols: Record<"gTs" | "gStart" | "lane" | "util" | "mem" | "power", TypedArray>,
     sorted: boolean,
   ): GpuBlock {
     const b = new GpuBlock();
@@ -187,31 +215,86 @@ export class GpuBlock extends TickColumns {
     b.power.load(cols.power);
     let min = Infinity;
     let max = -Infinity;
-    for (const t of cols.gTs) {
+    for (const t of cols.gTs as Float64Array) {
       if (t < min) min = t;
       if (t > max) max = t;
     }
-    for (const l of cols.lane) b.lanes.add(l);
+    for (const l of cols.lane as Uint16Array) b.lanes.add(l);
     b.restoreTicks(cols.lane.length, sorted, min, max);
     return b;
   }
 }
 
+/** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */
+export class GpuStage {
+  n = 0;
+  ts: Float64Array;
+  lane: Uint16Array;
+  util: Uint8Array;
+  mem: Int32Array;
+  power: Int16Array;
+  constructor(cap = 4096) {
+    this.ts = new Float64Array(cap);
+    this.lane = new Uint16Array(cap);
+    this.util = new Uint8Array(cap);
+    this.mem = new Int32Array(cap);
+    this.power = new Int16Array(cap);
+  }
+  push(ts: number, lane: number, util: number, mem: number, power: number): void {
+    if (this.n === this.ts.length) this.grow();
+    const i = this.n++;
+    this.ts[i] = ts;
+    this.lane[i] = lane;
+    this.util[i] = util;
+    this.mem[i] = mem;
+    this.power[i] = power;
+  }
+  private grow(): void {
+    const cap = this.ts.length * 2;
+    const g = <A extends Float64Array | Uint16Array | Uint8Array | Int32Array | Int16Array>(a: A, make: (n: number) => A): A => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.ts = g(this.ts, (n) => new Float64Array(n));
+    this.lane = g(this.lane, (n) => new Uint16Array(n));
+    this.util = g(this.util, (n) => new Uint8Array(n));
+    this.mem = g(this.mem, (n) => new Int32Array(n));
+    this.power = g(this.power, (n) => new Int16Array(n));
+  }
+}
+
 /** One raw engine metric inside one partition. */
 export class EngineMetricColumns extends TickColumns {
-  readonly series = new Col(Uint32Array);
+  readonly series = new Col(Uint16Array);
   readonly value = new Col(Float64Array);
 
-  add(ts: number, series: number, value: number): void {
-    this.beginRow(ts);
-    this.series.push(series);
-    this.value.push(value);
+  appendRows(ts: Float64Array, series: Uint16Array, value: Float64Array, n: number): void {
+    this.appendTicks(ts, n);
+    this.series.append(series, 0, n);
+    this.value.append(value, 0, n);
   }
 
   trim(): void {
     this.trimTicks();
     this.series.trim();
     this.value.trim();
+  }
+
+  static restore(gTs: TypedArray, gStart: TypedArray, series: TypedArray, value: TypedArray, sorted: boolean): EngineMetricColumns {
+    const c = new EngineMetricColumns();
+    c.gTs.load(gTs);
+    c.gStart.load(gStart);
+    c.series.load(series);
+    c.value.load(value);
+    let min = Infinity;
+    let max = -Infinity;
+    for (const t of gTs as Float64Array) {
+      if (t < min) min = t;
+      if (t > max) max = t;
+    }
+    c.restoreTicks(series.length, sorted, min, max);
+    return c;
   }
 
   byteLength(): number {
@@ -225,12 +308,41 @@ export class EngineBlock {
   minTs = Infinity;
   maxTs = -Infinity;
 
-  add(metric: number, ts: number, series: number, value: number): void {
-    let cols = this.metrics.get(metric);
-    if (!cols) this.metrics.set(metric, (cols = new EngineMetricColumns()));
-    cols.add(ts, series, value);
-    if (ts < this.minTs) this.minTs = ts;
-    if (ts > this.maxTs) this.maxTs = ts;
+  /** Distribute staged rows to their metric's columns (file order kept per metric). */
+  appendStage(st: EngineStage): void {
+    const n = st.n;
+    if (n === 0) return;
+    let maxMetric = 0;
+    for (let i = 0; i < n; i++) if (st.metric[i]! > maxMetric) maxMetric = st.metric[i]!;
+    const counts = new Uint32Array(maxMetric + 1);
+    for (let i = 0; i < n; i++) counts[st.metric[i]!]!++;
+    const offsets = new Uint32Array(maxMetric + 2);
+    for (let m = 0; m <= maxMetric; m++) offsets[m + 1] = offsets[m]! + counts[m]!;
+    const cursor = offsets.slice(0, maxMetric + 1);
+    const ts = new Float64Array(n);
+    const series = new Uint16Array(n);
+    const value = new Float64Array(n);
+    let { minTs, maxTs } = this;
+    for (let i = 0; i < n; i++) {
+      const k = cursor[st.metric[i]!]!++;
+      const t = st.ts[i]!;
+      ts[k] = t;
+      series[k] = st.series[i]!;
+      value[k] = st.value[i]!;
+      if (t < minTs) minTs = t;
+      if (t > maxTs) maxTs = t;
+    }
+    this.minTs = minTs;
+    this.maxTs = maxTs;
+    for (let m = 0; m <= maxMetric; m++) {
+      const c = counts[m]!;
+      if (c === 0) continue;
+      let cols = this.metrics.get(m);
+      if (!cols) this.metrics.set(m, (cols = new EngineMetricColumns()));
+      const o = offsets[m]!;
+      cols.appendRows(ts.subarray(o, o + c), series.subarray(o, o + c), value.subarray(o, o + c), c);
+    }
+    st.n = 0;
   }
 
   trim(): void {
@@ -241,6 +353,36 @@ export class EngineBlock {
     let n = 0;
     for (const c of this.metrics.values()) n += c.byteLength();
     return n;
+  }
+}
+
+export class EngineStage {
+  n = 0;
+  metric = new Uint32Array(4096);
+  ts = new Float64Array(4096);
+  series = new Uint32Array(4096);
+  value = new Float64Array(4096);
+  push(metric: number, ts: number, series: number, value: number): void {
+    if (this.n === this.ts.length) {
+      const cap = this.n * 2;
+      const m = new Uint32Array(cap);
+      m.set(this.metric);
+      this.metric = m;
+      const t = new Float64Array(cap);
+      t.set(this.ts);
+      this.ts = t;
+      const s = new Uint32Array(cap);
+      s.set(this.series);
+      this.series = s;
+      const v = new Float64Array(cap);
+      v.set(this.value);
+      this.value = v;
+    }
+    const i = this.n++;
+    this.metric[i] = metric;
+    this.ts[i] = ts;
+    this.series[i] = series;
+    this.value[i] = value;
   }
 }
 
@@ -307,7 +449,7 @@ export function decodePhase(o: unknown): PhaseEvent | null {
   const { name, t0, t1, node, gpus, rank, role } = o;
   if (!isStr(name) || !isNum(t0) || !isNum(t1) || !isStr(node) || !isInt(rank) || !isStr(role)) return null;
   if (!Array.isArray(gpus) || !gpus.every(isInt)) return null;
-  return { name, t0, t1, node, gpus: gpus as number[], rank, role };
+  return { name, t0, t1, node, gpus: gpus, rank, role };
 }
 
 const TOPO_KEYS = ["ts", "engines"] as const;
@@ -350,17 +492,17 @@ export function decodeDataBuffer(o: unknown): DataBufferSample | null {
 
 const GPU_KEYS = ["ts", "node", "gpu", "util", "mem_mb", "power_w"] as const;
 /** Generic (slow-path) gpu_util decoder; returns false for a corrupt record. */
-export function addGpuRecord(block: GpuBlock, dicts: Dicts, o: unknown): boolean {
+export function addGpuRecord(block: GpuStage, dicts: Dicts, o: unknown): boolean {
   if (!isObj(o) || !hasExactKeys(o, GPU_KEYS)) return false;
   const { ts, node, gpu, util, mem_mb, power_w } = o;
   if (!isNum(ts) || !Number.isFinite(ts) || !isStr(node) || !isInt(gpu) || !isNum(util) || !isNum(mem_mb) || !isNum(power_w))
     return false;
-  block.add(ts, dicts.laneId(node, gpu), util, mem_mb, power_w);
+  block.push(ts, dicts.laneId(node, gpu), util, mem_mb, power_w);
   return true;
 }
 
 const ENGINE_ROW_KEYS = ["ts", "addr", "metric", "value"] as const;
-export function addEngineRecord(block: EngineBlock, dicts: Dicts, o: unknown): boolean {
+export function addEngineRecord(block: EngineStage, dicts: Dicts, o: unknown): boolean {
   if (!isObj(o) || !hasExactKeys(o, ENGINE_ROW_KEYS, ["labels"])) return false;
   const { ts, addr, metric, value } = o;
   if (!isNum(ts) || !Number.isFinite(ts) || !isStr(addr) || !isStr(metric) || !isNum(value)) return false;
@@ -370,10 +512,10 @@ export function addEngineRecord(block: EngineBlock, dicts: Dicts, o: unknown): b
   for (const k in raw) {
     const v = raw[k];
     if (v !== null && typeof v !== "string") {
-      labels = Object.fromEntries(Object.entries(raw).map(([kk, vv]) => [kk, vv === null ? null : String(vv)]));
+      labels = Object.fromEntries(Object.entries(raw).map(([kk, vv]) => [kk, vv === null ? null : typeof vv === "string" ? vv : JSON.stringify(vv)]));
       break;
     }
   }
-  block.add(dicts.metrics.id(metric), ts, dicts.seriesId(addr, labels), value);
+  block.push(dicts.metrics.id(metric), ts, dicts.seriesId(addr, labels), value);
   return true;
 }

@@ -41,6 +41,30 @@ export class Col<A extends TypedArray> {
     this.length++;
   }
 
+  /** Bulk append `src[from, to)` (one native copy per chunk piece; keeps hot paths monomorphic). */
+  append(src: TypedArray, from = 0, to = src.length): void {
+    let at = from;
+    while (at < to) {
+      const c = this.length >>> SHIFT;
+      const off = this.length & MASK;
+      let chunk = this.chunks[c];
+      const take = Math.min(to - at, CHUNK - off);
+      if (chunk === undefined) {
+        chunk = new this.ctor(Math.min(CHUNK, Math.max(FIRST_CAP, take)));
+        this.chunks.push(chunk);
+      } else if (off + take > chunk.length) {
+        let cap = chunk.length * 2;
+        while (cap < off + take) cap *= 2;
+        const grown = new this.ctor(Math.min(CHUNK, cap));
+        grown.set(chunk);
+        this.chunks[c] = chunk = grown;
+      }
+      chunk.set(src.subarray(at, at + take), off);
+      this.length += take;
+      at += take;
+    }
+  }
+
   get(i: number): number {
     return this.chunks[i >>> SHIFT]![i & MASK]!;
   }
@@ -69,17 +93,52 @@ export class Col<A extends TypedArray> {
     let at = 0;
     for (const c of this.chunks) {
       const take = Math.min(c.length, this.length - at);
-      out.set(c.subarray(0, take) as never, at);
+      out.set(c.subarray(0, take), at);
       at += take;
     }
     return out;
   }
 
-  /** Replace the contents with `data` (binary cache load). */
-  load(data: A): void {
+  /**
+   * Replace the contents with `data` (binary cache load). The chunks are views of `data`
+   * (no copy); they are never written through — appends past a view allocate a new chunk.
+   */
+  load(data: TypedArray): void {
+    if (!(data instanceof this.ctor)) throw new TypeError("column type mismatch");
     this.chunks.length = 0;
-    for (let at = 0; at < data.length; at += CHUNK) this.chunks.push(data.slice(at, at + CHUNK) as A);
+    for (let at = 0; at < data.length; at += CHUNK) this.chunks.push(data.subarray(at, Math.min(at + CHUNK, data.length)) as A);
     this.length = data.length;
+  }
+}
+
+/**
+ * Interning straight from bytes: a byte range maps to a stable id without building a JS
+ * string unless the value is new (hot ingest paths see the same few nodes/metrics/addrs).
+ */
+export class ByteInterner {
+  private readonly buckets = new Map<number, { bytes: Uint8Array; id: number }[]>();
+  constructor(private readonly onNew: (s: string) => number) {}
+
+  id(buf: Uint8Array, start: number, end: number): number {
+    // Hash the length and the last 12 bytes only (values of one field mostly differ near
+    // the end: node IPs, dp ranks, metric suffixes); a hit is still verified byte by byte.
+    let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
+    for (let i = Math.max(start, end - 12); i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+    const list = this.buckets.get(h);
+    if (list) {
+      outer: for (const e of list) {
+        const b = e.bytes;
+        if (b.length !== end - start) continue;
+        for (let i = 0; i < b.length; i++) if (b[i] !== buf[start + i]) continue outer;
+        return e.id;
+      }
+    }
+    const id = this.onNew(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString("latin1"));
+    // A copy: Buffer#slice would be a view pinning the whole read buffer.
+    const entry = { bytes: Uint8Array.prototype.slice.call(buf, start, end), id };
+    if (list) list.push(entry);
+    else this.buckets.set(h, [entry]);
+    return id;
   }
 }
 
@@ -103,24 +162,4 @@ export class Interner {
   lookup(s: string): number | undefined {
     return this.ids.get(s);
   }
-}
-
-/** Index of the first element of sorted `col` (positions [lo, hi)) that is >= x. */
-export function lowerBound(col: Col<Float64Array>, x: number, lo = 0, hi = col.length): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (col.get(mid) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Index of the first element of sorted `col` that is > x. */
-export function upperBound(col: Col<Float64Array>, x: number, lo = 0, hi = col.length): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (col.get(mid) <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -9,7 +9,16 @@
  * per row. Any line that deviates (spaced legacy JSON, escapes, NaN) takes the generic path.
  */
 import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
-import { addGpuRecord, type Dicts, type GpuBlock } from "@/lib/store/telemetry/blocks";
+import {
+  addEngineRecord,
+  addGpuRecord,
+  EngineStage,
+  GpuStage,
+  type Dicts,
+  type EngineBlock,
+  type GpuBlock,
+} from "@/lib/store/telemetry/blocks";
+import { ByteInterner } from "@/lib/store/telemetry/columns";
 
 export interface IngestResult {
   corrupt: number;
@@ -127,43 +136,56 @@ function readNumber(buf: Buffer, pos: number, end: number): number {
   return Number(buf.toString("latin1", pos, i));
 }
 
-export class GpuLineScanner {
-  private prevNode = "";
-  private prevNodeBytes: Uint8Array = new Uint8Array(0);
-  private laneCache = new Map<string, number[]>();
+function skipString(buf: Buffer, pos: number, end: number): number {
+  // pos is just after the opening quote; returns the index of the closing quote or -1
+  let i = pos;
+  while (i < end) {
+    const c = buf[i]!;
+    if (c === 34) return i;
+    if (c === 92 || c >= 0x80) return -1;
+    i++;
+  }
+  return -1;
+}
 
-  constructor(private readonly dicts: Dicts) {}
+export class GpuLineScanner {
+  private readonly nodes: ByteInterner;
+  private nodeNames: string[] = [];
+  /** node id → gpu → lane id */
+  private readonly laneCache: number[][] = [];
+  private readonly stage = new GpuStage();
+
+  constructor(private readonly dicts: Dicts) {
+    this.nodes = new ByteInterner((s) => this.nodeNames.push(s) - 1);
+  }
 
   ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: GpuBlock): IngestResult {
     const res: IngestResult = { corrupt: 0, firstCorruptAt: -1 };
+    const st = this.stage;
     let pos = start;
     while (pos < end) {
       let nl = buf.indexOf(10, pos);
       if (nl < 0 || nl >= end) nl = end;
-      if (nl > pos && !this.fast(buf, pos, nl, block)) {
+      if (nl > pos && !this.fast(buf, pos, nl)) {
         const line = buf.toString("utf8", pos, nl);
-        const ok = consumeLine(line, (rec) => addGpuRecord(block, this.dicts, rec));
-        if (!ok) {
+        if (!consumeLine(line, (rec) => addGpuRecord(st, this.dicts, rec))) {
           res.corrupt++;
           if (res.firstCorruptAt < 0) res.firstCorruptAt = fileOffset + (pos - start);
         }
       }
       pos = nl + 1;
     }
+    block.appendStage(st);
     return res;
   }
 
-  private fast(buf: Buffer, pos: number, end: number, block: GpuBlock): boolean {
+  private fast(buf: Buffer, pos: number, end: number): boolean {
     if (!match(buf, pos, P_TS)) return false;
     const ts = readNumber(buf, pos + P_TS.length, end);
     if (cursor < 0 || !match(buf, cursor, P_NODE)) return false;
     const ns = cursor + P_NODE.length;
-    let ne = ns;
-    while (ne < end && buf[ne] !== 34) {
-      if (buf[ne] === 92 || buf[ne]! >= 0x80) return false;
-      ne++;
-    }
-    if (!match(buf, ne, P_GPU)) return false;
+    const ne = skipString(buf, ns, end);
+    if (ne < 0 || !match(buf, ne, P_GPU)) return false;
     const gpu = readNumber(buf, ne + P_GPU.length, end);
     if (cursor < 0 || !match(buf, cursor, P_UTIL)) return false;
     const util = readNumber(buf, cursor + P_UTIL.length, end);
@@ -172,26 +194,95 @@ export class GpuLineScanner {
     if (cursor < 0 || !match(buf, cursor, P_POW)) return false;
     const power = readNumber(buf, cursor + P_POW.length, end);
     if (cursor < 0 || cursor + 1 !== end || buf[cursor] !== 125) return false;
-    if (!Number.isInteger(gpu)) return false;
-    block.add(ts, this.lane(buf, ns, ne, gpu), util, mem, power);
+    if (!Number.isInteger(gpu) || gpu < 0 || gpu > 0xffff) return false;
+    const node = this.nodes.id(buf, ns, ne);
+    const byGpu = (this.laneCache[node] ??= []);
+    let lane = byGpu[gpu];
+    if (lane === undefined) byGpu[gpu] = lane = this.dicts.laneId(this.nodeNames[node]!, gpu);
+    this.stage.push(ts, lane, util, mem, power);
     return true;
   }
+}
 
-  private lane(buf: Buffer, ns: number, ne: number, gpu: number): number {
-    const prev = this.prevNodeBytes;
-    let same = prev.length === ne - ns;
-    for (let i = 0; same && i < prev.length; i++) same = prev[i] === buf[ns + i];
-    if (!same) {
-      this.prevNode = buf.toString("latin1", ns, ne);
-      this.prevNodeBytes = Uint8Array.from(buf.subarray(ns, ne));
+// ---------------------------------------------------------------------------------------
+// engine_series fast path: {"ts":…,"addr":"…","metric":"…","labels":{…},"value":…}
+
+const E_TS = P_TS;
+const E_ADDR = enc(',"addr":"');
+const E_METRIC = enc('","metric":"');
+const E_LABELS = enc('","labels":');
+const E_VALUE = enc(',"value":');
+
+export class EngineLineScanner {
+  private readonly addrNames: string[] = [];
+  private readonly addrs = new ByteInterner((s) => this.addrNames.push(s) - 1);
+  private readonly metrics: ByteInterner;
+  private readonly labelObjs: Record<string, string | null>[] = [];
+  private readonly labels = new ByteInterner((s) => {
+    const o = JSON.parse(s) as Record<string, unknown>;
+    const clean: Record<string, string | null> = {};
+    for (const [k, v] of Object.entries(o)) clean[k] = v === null ? null : typeof v === "string" ? v : JSON.stringify(v);
+    return this.labelObjs.push(clean) - 1;
+  });
+  /** addr id * 2^16 + labels id → series id */
+  private readonly series = new Map<number, number>();
+  private readonly stage = new EngineStage();
+
+  constructor(private readonly dicts: Dicts) {
+    this.metrics = new ByteInterner((s) => dicts.metrics.id(s));
+  }
+
+  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: EngineBlock): IngestResult {
+    const res: IngestResult = { corrupt: 0, firstCorruptAt: -1 };
+    const st = this.stage;
+    let pos = start;
+    while (pos < end) {
+      let nl = buf.indexOf(10, pos);
+      if (nl < 0 || nl >= end) nl = end;
+      if (nl > pos && !this.fast(buf, pos, nl)) {
+        const line = buf.toString("utf8", pos, nl);
+        if (!consumeLine(line, (rec) => addEngineRecord(st, this.dicts, rec))) {
+          res.corrupt++;
+          if (res.firstCorruptAt < 0) res.firstCorruptAt = fileOffset + (pos - start);
+        }
+      }
+      pos = nl + 1;
     }
-    let byGpu = this.laneCache.get(this.prevNode);
-    if (!byGpu) this.laneCache.set(this.prevNode, (byGpu = []));
-    let id = gpu >= 0 && gpu < 4096 ? byGpu[gpu] : undefined;
-    if (id === undefined) {
-      id = this.dicts.laneId(this.prevNode, gpu);
-      if (gpu >= 0 && gpu < 4096) byGpu[gpu] = id;
+    block.appendStage(st);
+    return res;
+  }
+
+  private fast(buf: Buffer, pos: number, end: number): boolean {
+    if (!match(buf, pos, E_TS)) return false;
+    const ts = readNumber(buf, pos + E_TS.length, end);
+    if (cursor < 0 || !match(buf, cursor, E_ADDR)) return false;
+    const as = cursor + E_ADDR.length;
+    const ae = skipString(buf, as, end);
+    if (ae < 0 || !match(buf, ae, E_METRIC)) return false;
+    const ms = ae + E_METRIC.length;
+    const me = skipString(buf, ms, end);
+    if (me < 0 || !match(buf, me, E_LABELS)) return false;
+    const ls = me + E_LABELS.length;
+    if (buf[ls] !== 123) return false;
+    let le = ls + 1;
+    while (le < end && buf[le] !== 125) {
+      const c = buf[le]!;
+      if (c === 123 || c === 92 || c >= 0x80) return false;
+      le++;
     }
-    return id;
+    le++; // past "}"
+    if (!match(buf, le, E_VALUE)) return false;
+    const value = readNumber(buf, le + E_VALUE.length, end);
+    if (cursor < 0 || cursor + 1 !== end || buf[cursor] !== 125 || !Number.isFinite(ts)) return false;
+    const addr = this.addrs.id(buf, as, ae);
+    const lab = this.labels.id(buf, ls, le);
+    const key = addr * 65536 + lab;
+    let sid = this.series.get(key);
+    if (sid === undefined) {
+      sid = this.dicts.seriesId(this.addrNames[addr]!, this.labelObjs[lab]!);
+      this.series.set(key, sid);
+    }
+    this.stage.push(this.metrics.id(buf, ms, me), ts, sid, value);
+    return true;
   }
 }

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import type { IngestResult } from "@/lib/store/telemetry/ingest";
 
-const READ_CHUNK = 8 << 20;
+const READ_CHUNK = 2 << 20;
 
 export interface BlockCodec<B> {
   create(): B;
@@ -25,7 +25,6 @@ export class TailFile<B> {
   offset = 0;
   /** Corrupt complete lines seen in [0, offset). Survives eviction (re-counted on re-read). */
   corrupt = 0;
-  firstCorruptAt = -1;
   /** Size and mtime from the stream's latest stat. */
   size = 0;
   mtimeMs = 0;
@@ -76,7 +75,6 @@ export class TailFile<B> {
       this.block = this.codec.create();
       this.offset = 0;
       this.corrupt = 0;
-      this.firstCorruptAt = -1;
       this.sealed = false;
     }
     const block = this.block;
@@ -88,6 +86,8 @@ export class TailFile<B> {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return block;
       throw err;
     }
+    const corruptBefore = this.corrupt;
+    let firstCorruptAt = -1;
     try {
       let pos = this.offset;
       let chunk = Math.min(READ_CHUNK, size - pos);
@@ -109,11 +109,15 @@ export class TailFile<B> {
         const r = this.codec.ingest(buf, 0, nl + 1, pos, block);
         if (r.corrupt > 0) {
           this.corrupt += r.corrupt;
-          if (this.firstCorruptAt < 0) this.firstCorruptAt = r.firstCorruptAt;
+          if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
         }
         pos += nl + 1;
       }
       this.offset = pos;
+      if (this.corrupt > corruptBefore)
+        console.warn(
+          `[rlboard] skipped ${this.corrupt - corruptBefore} corrupt line(s) in ${this.path} (first near byte ${firstCorruptAt})`,
+        );
     } finally {
       await fh.close();
     }

@@ -1,0 +1,8 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetAdvisoryQuery } from "@/lib/contracts/telemetry";
+import { getAdvisory } from "@/lib/timeline/api";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetAdvisoryQuery }, async ({ query, run }) => getAdvisory(run, query));

@@ -1,0 +1,8 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetMetaQuery } from "@/lib/contracts/telemetry";
+import { getMeta } from "@/lib/timeline/api";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetMetaQuery }, async ({ run }) => getMeta(run));

@@ -1,0 +1,8 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetBubblesQuery } from "@/lib/contracts/telemetry";
+import { getBubbles } from "@/lib/timeline/api";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetBubblesQuery }, async ({ run }) => getBubbles(run.store));

@@ -1,0 +1,8 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetEngineSeriesQuery } from "@/lib/contracts/telemetry";
+import { getEngineSeries } from "@/lib/timeline/api";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetEngineSeriesQuery }, async ({ query, run }) => getEngineSeries(run.store, query));

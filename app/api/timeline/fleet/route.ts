@@ -1,0 +1,8 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetFleetQuery } from "@/lib/contracts/telemetry";
+import { getFleet } from "@/lib/timeline/api";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetFleetQuery }, async ({ query, run }) => getFleet(run.store, query));

@@ -1,0 +1,8 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetGpuProcessesQuery } from "@/lib/contracts/telemetry";
+import { getGpuProcesses } from "@/lib/timeline/api";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetGpuProcessesQuery }, async ({ query, run }) => getGpuProcesses(run.store, query));

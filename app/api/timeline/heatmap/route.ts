@@ -1,0 +1,13 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetHeatmapQuery } from "@/lib/contracts/telemetry";
+import { getHeatmapFrame } from "@/lib/timeline/api";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Binary frame (lib/contracts/binary.ts): u32 LE header length, JSON header, u8 matrix. */
+export const GET = withApi(
+  { query: GetHeatmapQuery },
+  async ({ query, run }) =>
+    new Response(await getHeatmapFrame(run.store, query), { headers: { "content-type": "application/octet-stream" } }),
+);

@@ -1,0 +1,276 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openMetricStore } from "@/lib/store/telemetry";
+import { hourStartOfKey, partitionKey } from "@/lib/store/telemetry/hour";
+import { makeTmpDir, phase, RunBuilder } from "@/lib/store/telemetry/testing";
+
+const dirs: string[] = [];
+function run(): RunBuilder {
+  const b = new RunBuilder();
+  dirs.push(b.runDir);
+  return b;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+const open = (b: RunBuilder, follow = false) => openMetricStore(b.runDir, { follow, statIntervalMs: 0 });
+const gpuRow = (ts: number, gpu = 0, util = 50) => ({ ts, node: "n1", gpu, util, mem_mb: 1000, power_w: 300 });
+
+async function gpuRows(store: ReturnType<typeof open>, t0: number | null = null, t1: number | null = null) {
+  const out: number[][] = [];
+  for (const b of await store.gpuUtil.window(t0, t1))
+    for (let g = 0; g < b.groups; g++)
+      for (let r = b.gStart.get(g); r < b.groupEnd(g); r++) out.push([b.gTs.get(g), b.util.get(r)]);
+  return out;
+}
+
+describe("hour partition keys", () => {
+  it("formats the UTC hour and parses it back", () => {
+    expect(partitionKey(1755000000.0)).toBe("20250812_12");
+    expect(partitionKey(1755003599.9)).toBe("20250812_12");
+    expect(partitionKey(1755003600.0)).toBe("20250812_13");
+    expect(partitionKey(1000000.0)).toBe("19700112_13");
+    expect(hourStartOfKey("19700112_13")).toBe(997200);
+    expect(hourStartOfKey("20250231_00")).toBeNull();
+    expect(hourStartOfKey("latest")).toBeNull();
+  });
+});
+
+describe("MetricStore loading", () => {
+  it("treats a run without dashboard/ as an empty store", async () => {
+    const dir = makeTmpDir();
+    dirs.push(dir);
+    const store = openMetricStore(dir, { follow: false });
+    expect(store.meta()).toBeNull();
+    expect(await store.timeRange()).toBeNull();
+    expect(await store.metrics()).toEqual([]);
+    expect(await store.laneIndex()).toEqual([]);
+    expect(await store.gpuUtil.hasData()).toBe(false);
+  });
+
+  it("parses only meta and the lane catalog when opened", async () => {
+    const b = run()
+      .meta({ start_ts: 5 })
+      .laneCatalog({ "n1:1": { roles: ["train"], ranks: [1] }, "n1:0": {} })
+      .gpu(gpuRow(10));
+    const store = open(b);
+    expect(store.meta()?.start_ts).toBe(5);
+    expect(store.gpuUtil.corruptLines()).toBe(0);
+    const files = await store.gpuUtil.files();
+    expect(files.every((f) => f.block === null)).toBe(true);
+    expect((await store.laneIndex()).map((l) => [l.node, l.gpu, l.index])).toEqual([
+      ["n1", 0, 0],
+      ["n1", 1, 1],
+    ]);
+  });
+
+  it("consumes only complete lines and picks up a partial last line once it is finished", async () => {
+    const b = run().gpu(gpuRow(10));
+    const key = partitionKey(10);
+    b.raw(`gpu_util/${key}.jsonl`, '{"ts":11.0,"node":"n1","gpu":0,"ut');
+    const store = open(b);
+    expect(await gpuRows(store)).toEqual([[10, 50]]);
+    b.raw(`gpu_util/${key}.jsonl`, 'il":70,"mem_mb":1,"power_w":2}\n');
+    expect(await gpuRows(store)).toEqual([
+      [10, 50],
+      [11, 70],
+    ]);
+    expect(store.gpuUtil.corruptLines()).toBe(0);
+  });
+
+  it("accepts bare NaN and Infinity tokens", async () => {
+    const b = run().metrics({ ts: 1, step_key: "train/step", step: 1, metrics: { "train/loss": NaN, "train/g": Infinity, "train/h": -Infinity } });
+    const recs = await open(b).metrics();
+    expect(recs[0]!.metrics["train/loss"]).toBeNaN();
+    expect(recs[0]!.metrics["train/g"]).toBe(Infinity);
+    expect(recs[0]!.metrics["train/h"]).toBe(-Infinity);
+  });
+
+  it("skips and counts a corrupt complete line per stream, never failing", async () => {
+    const b = run().gpu(gpuRow(10));
+    const key = partitionKey(10);
+    b.raw(`gpu_util/${key}.jsonl`, "{not json\n");
+    b.raw(`gpu_util/${key}.jsonl`, '{"ts":12.0,"node":"n1","gpu":0,"util":1,"mem_mb":1,"power_w":1,"extra":1}\n');
+    b.gpu(gpuRow(13));
+    b.metrics({ ts: 1, step_key: null, step: null, metrics: {} });
+    b.raw("metrics.jsonl", '{"ts":2.0,"step_key":null}\n');
+    const store = open(b);
+    expect((await gpuRows(store)).map((r) => r[0])).toEqual([10, 13]);
+    expect((await store.metrics()).length).toBe(1);
+    expect(store.corruptLines()).toMatchObject({ gpu_util: 2, metrics: 1, phases: 0 });
+  });
+
+  it("reads legacy flat files and spaced JSON before the hour files", async () => {
+    const b = run().gpu(gpuRow(4000));
+    b.raw("gpu_util.jsonl", '{"ts": 5.0, "node": "n1", "gpu": 0, "util": 9, "mem_mb": 1, "power_w": 1}\n');
+    const store = open(b);
+    expect(await gpuRows(store)).toEqual([
+      [5, 9],
+      [4000, 50],
+    ]);
+    // The legacy partition spans all time: it is read for any window.
+    expect((await store.gpuUtil.windowFiles(1e9, 1e9 + 10)).map((f) => f.key)).toEqual(["legacy"]);
+  });
+
+  it("reads only partitions overlapping the window", async () => {
+    const b = run().gpu(gpuRow(100), gpuRow(3700), gpuRow(7300));
+    const store = open(b);
+    const files = await store.gpuUtil.windowFiles(3600, 7199);
+    expect(files.map((f) => f.key)).toEqual([partitionKey(3700)]);
+    expect(await gpuRows(store, 3600, 7199)).toEqual([[3700, 50]]);
+    const all = await store.gpuUtil.files();
+    expect(all.filter((f) => f.block !== null).map((f) => f.key)).toEqual([partitionKey(3700)]);
+  });
+
+  it("ignores partition files whose stem is not YYYYMMDD_HH", async () => {
+    const b = run().gpu(gpuRow(100));
+    b.raw("gpu_util/notes.jsonl", "garbage\n");
+    const store = open(b);
+    expect((await store.gpuUtil.files()).map((f) => f.key)).toEqual([partitionKey(100)]);
+  });
+
+  it("handles a partition that grows, including out-of-order lines", async () => {
+    const b = run().gpu(gpuRow(20));
+    const store = open(b);
+    expect(await gpuRows(store)).toEqual([[20, 50]]);
+    b.gpu(gpuRow(10, 0, 7), gpuRow(30, 0, 8));
+    expect((await gpuRows(store)).map((r) => r[0])).toEqual([20, 10, 30]);
+    const [block] = await store.gpuUtil.window(null, null);
+    expect(block!.sorted).toBe(false);
+  });
+
+  it("never appends the same bytes twice under concurrent reads", async () => {
+    const b = run().gpu(...Array.from({ length: 500 }, (_, i) => gpuRow(i)));
+    const store = open(b);
+    await store.gpuUtil.files();
+    b.gpu(...Array.from({ length: 500 }, (_, i) => gpuRow(500 + i)));
+    await store.gpuUtil.files(true);
+    const results = await Promise.all(Array.from({ length: 8 }, () => store.gpuUtil.window(null, null)));
+    for (const [blk] of results) expect(blk!.rows).toBe(1000);
+  });
+
+  it("freezes the flat streams without follow, tails them with follow", async () => {
+    const b = run().metrics({ ts: 1, step_key: "rollout/step", step: 0, metrics: { a: 1 } });
+    const frozen = open(b, false);
+    const live = open(b, true);
+    expect((await frozen.metrics()).length).toBe(1);
+    expect((await live.metrics()).length).toBe(1);
+    b.metrics({ ts: 2, step_key: "rollout/step", step: 1, metrics: { a: 2 } });
+    expect((await frozen.metrics()).length).toBe(1);
+    expect((await live.metrics()).length).toBe(2);
+  });
+
+  it("re-stats partitions at most every statIntervalMs", async () => {
+    const b = run().gpu(gpuRow(10));
+    const store = openMetricStore(b.runDir, { follow: true, statIntervalMs: 60_000 });
+    expect((await gpuRows(store)).length).toBe(1);
+    b.gpu(gpuRow(11));
+    expect((await gpuRows(store)).length).toBe(1);
+    await store.gpuUtil.files(true);
+    expect((await gpuRows(store)).length).toBe(2);
+  });
+
+  it("keys phases by t1, OPEN markers by t0, and keeps markers out of the time range", async () => {
+    const b = run().phases(phase("train", 3000, 3700), phase("train_wait", 3700, -1));
+    expect(fs.readdirSync(path.join(b.dash, "phases")).sort()).toEqual([`${partitionKey(3700)}.jsonl`]);
+    b.phases(phase("rollout", 100, -1));
+    const store = open(b);
+    expect(fs.readdirSync(path.join(b.dash, "phases")).length).toBe(2);
+    // time range from edge stamps: first line of the oldest file, last line of the newest
+    expect(await store.timeRange()).toEqual([100, 3700]);
+  });
+
+  it("computes the time range from flat records and partition edges", async () => {
+    const b = run()
+      .metrics({ ts: 50, step_key: null, step: null, metrics: {} })
+      .topology({ ts: 40, engines: [] })
+      .dataBuffer({ ts: 90, length: 3 })
+      .gpu(gpuRow(60), gpuRow(10), gpuRow(70))
+      .engine({ ts: 80, addr: "a", metric: "m", value: 1 });
+    const store = open(b);
+    // gpu edges are the first and the last LINE (10 is in the middle: not an edge)
+    expect(await store.timeRange()).toEqual([40, 90]);
+  });
+
+  it("reports which streams are absent", async () => {
+    const b = run().gpu(gpuRow(1));
+    const store = open(b);
+    expect(await store.gpuUtil.hasData()).toBe(true);
+    expect(await store.phases.hasData()).toBe(false);
+    expect(await store.engine.hasData()).toBe(false);
+  });
+
+  it("builds the lane index by scanning when there is no lane catalog", async () => {
+    const b = run()
+      .gpu(gpuRow(1, 2), { ts: 1, node: "n0", gpu: 5, util: 1, mem_mb: 1, power_w: 1 })
+      .phases(phase("actor_train", 1, 2, { gpus: [1], rank: 4 }), phase("rollout", 1, 2, { gpus: [], role: "rollout_manager", rank: -1 }))
+      .topology({ ts: 1, engines: [{ addr: "http://n1:1", worker_type: "regular", engine_rank: 0, gpus: [["n1", 2]], gpu_uuids: [null] }] });
+    const lanes = await open(b).laneIndex();
+    expect(lanes).toEqual([
+      { node: "n0", gpu: 5, index: 0, ranks: [], engine_addrs: [], roles: [] },
+      { node: "n1", gpu: 1, index: 1, ranks: [4], engine_addrs: [], roles: ["train"] },
+      { node: "n1", gpu: 2, index: 2, ranks: [], engine_addrs: ["http://n1:1"], roles: ["rollout"] },
+    ]);
+  });
+
+  it("memo shares one computation and retries after a failure", async () => {
+    const store = open(run());
+    let calls = 0;
+    const fail = () => {
+      calls++;
+      return Promise.reject(new Error("boom"));
+    };
+    await expect(Promise.all([store.memo("k", "v", fail), store.memo("k", "v", fail)])).rejects.toThrow("boom");
+    expect(calls).toBe(1);
+    await Promise.resolve();
+    expect(await store.memo("k", "v", async () => ++calls)).toBe(2);
+  });
+});
+
+describe("binary cache of closed partitions", () => {
+  async function waitFor(p: string): Promise<void> {
+    for (let i = 0; i < 200 && !fs.existsSync(p); i++) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  it("lets a second store read closed partitions from the cache, and ignores stale entries", async () => {
+    const b = run()
+      .gpu(gpuRow(10, 0, 11), gpuRow(10, 1, 12), gpuRow(3700, 0, 13))
+      .engine({ ts: 10, addr: "http://a:1", metric: "m", labels: { dp_rank: "0" }, value: 1.5 }, { ts: 3700, addr: "http://a:1", metric: "m", value: 2 })
+      .phases(phase("actor_train", 5, 10), phase("train_wait", 10, -1), phase("x", 3601, 3700));
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const src = path.join(b.dash, "gpu_util", `${partitionKey(10)}.jsonl`);
+    const fixed = new Date("2026-01-01T00:00:00Z");
+    fs.utimesSync(src, fixed, fixed);
+    // Following: only hours older than the newest are closed (and cached).
+    const first = openMetricStore(b.runDir, { follow: true, cacheDir, statIntervalMs: 0 });
+    await Promise.all([first.gpuUtil.window(null, null), first.engine.window(null, null), first.phases.window(null, null)]);
+    const key = partitionKey(10);
+    for (const s of ["gpu_util", "engine_series", "phases"]) await waitFor(path.join(cacheDir, s, `${key}.bin`));
+    expect(fs.existsSync(path.join(cacheDir, "gpu_util", `${partitionKey(3700)}.bin`))).toBe(false); // newest hour: open
+    // Not following: every partition is final for this process and cached too.
+    await openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 }).gpuUtil.window(null, null);
+    await waitFor(path.join(cacheDir, "gpu_util", `${partitionKey(3700)}.bin`));
+    expect(fs.existsSync(path.join(cacheDir, "gpu_util", `${partitionKey(3700)}.bin`))).toBe(true);
+
+    // Same size and mtime, different bytes: only a cache hit can still see util 11.
+    fs.writeFileSync(src, fs.readFileSync(src, "utf8").replace('"util":11', '"util":99'));
+    fs.utimesSync(src, fixed, fixed);
+    const second = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    expect((await gpuRows(second)).map((r) => r[1])).toEqual([11, 12, 13]);
+    const [eng] = await second.engine.window(null, 100);
+    const m = eng!.metrics.get(second.dicts.metrics.lookup("m")!)!;
+    expect(second.dicts.seriesLabels[m.series.get(0)]).toEqual({ dp_rank: "0" });
+    expect(m.value.get(0)).toBe(1.5);
+    const [ph] = await second.phases.window(null, 100);
+    expect(ph!.rows).toEqual([phase("actor_train", 5, 10), phase("train_wait", 10, -1)]);
+    expect(ph!.open).toEqual([1]);
+
+    // A stale entry (size changed) is ignored.
+    b.gpu(gpuRow(11, 0, 7));
+    const third = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    expect((await gpuRows(third)).map((r) => r[1])).toEqual([99, 12, 7, 13]);
+    await new Promise((r) => setTimeout(r, 100)); // let pending cache writes settle before cleanup
+  });
+});

@@ -1,0 +1,417 @@
+/**
+ * MetricStore: the read side of one run's telemetry directory `{runDir}/dashboard/`
+ * (spec api.md 1.8, 8.1–8.3; formats.md §8).
+ *
+ * Store layout policy:
+ *  - Opening parses only `meta.json` and `lane_catalog.json`. Every stream is parsed on
+ *    first use; partitioned streams only for the hour files a query's window touches.
+ *  - All reads consume complete lines from remembered byte offsets (tail-file.ts); corrupt
+ *    complete lines are skipped and counted per stream (`corruptLines()`), never fatal.
+ *  - Partitioned streams re-stat their files at most every `statIntervalMs` (2 s), on
+ *    query. The three flat streams are frozen after their first read unless `follow`.
+ *  - gpu_util and engine_series live as typed columns (blocks.ts); parsed blocks are
+ *    bounded by an LRU per stream; derived results go through `memo`, keyed on the
+ *    signature (file keys + sizes) of the streams they read.
+ *  - Closed partitions (all of them when not following; else hours older than the newest)
+ *    are cached as binary columns under `cacheDir` (binary-cache.ts), keyed on size+mtime.
+ * Nothing here imports Next; the directory is injected.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
+import {
+  cmpStr,
+  decodeDataBuffer,
+  decodeGpuProcess,
+  decodeMetrics,
+  decodePhase,
+  decodeTopology,
+  decodeTrajectory,
+  Dicts,
+  EngineBlock,
+  GpuBlock,
+  PhaseBlock,
+  TimedBlock,
+} from "@/lib/store/telemetry/blocks";
+import { BinaryCache } from "@/lib/store/telemetry/binary-cache";
+import { EngineLineScanner, GpuLineScanner, ingestLines } from "@/lib/store/telemetry/ingest";
+import { FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
+import type { BlockCodec, TailFile } from "@/lib/store/telemetry/tail-file";
+import {
+  OPEN_T1,
+  type DataBufferSample,
+  type GpuProcessSample,
+  type LaneInfo,
+  type MetricsRecord,
+  type PhaseEvent,
+  type RunMeta,
+  type StreamName,
+  type TopologySnapshot,
+  type TrajectoryEvent,
+} from "@/lib/store/telemetry/types";
+
+export interface MetricStoreOptions {
+  /** Tail the flat streams (metrics, topology, data_buffer) and re-read meta/catalog. */
+  follow: boolean;
+  /** Folder for binary columns of closed partitions (never inside the run dir). */
+  cacheDir?: string;
+  /** Minimum time between re-stats of a stream's files (default 2000 ms). */
+  statIntervalMs?: number;
+  /** Parsed partition files kept per stream (default 24, as the Python store). */
+  maxBlocksPerStream?: number;
+}
+
+export const FOLLOW_INTERVAL_MS = 2000;
+export const PARTITION_CACHE_BLOCKS = 24;
+
+function recordCodec<R, B extends { add(r: R): void }>(
+  create: () => B,
+  decode: (o: unknown) => R | null,
+): BlockCodec<B> {
+  return {
+    create,
+    ingest: (buf, start, end, off, block) =>
+      ingestLines(buf, start, end, off, (o) => {
+        const r = decode(o);
+        if (r === null) return false;
+        block.add(r);
+        return true;
+      }),
+  };
+}
+
+export class MetricStore {
+  readonly runDir: string;
+  /** `{runDir}/dashboard` */
+  readonly dir: string;
+  readonly follow: boolean;
+  readonly dicts = new Dicts();
+
+  readonly phases: PartitionedStream<PhaseBlock>;
+  readonly gpuUtil: PartitionedStream<GpuBlock>;
+  readonly engine: PartitionedStream<EngineBlock>;
+  readonly trajectories: PartitionedStream<TimedBlock<TrajectoryEvent>>;
+  readonly gpuProcesses: PartitionedStream<TimedBlock<GpuProcessSample>>;
+  private readonly metricsFile: FlatStream<TimedBlock<MetricsRecord>>;
+  private readonly topologyFile: FlatStream<TimedBlock<TopologySnapshot>>;
+  private readonly dataBufferFile: FlatStream<TimedBlock<DataBufferSample>>;
+
+  private metaValue: RunMeta | null;
+  private catalogValue: LaneInfo[] | null;
+  private smallStamp = { meta: "", catalog: "" };
+  private lastSmallRefresh = -Infinity;
+  private readonly statIntervalMs: number;
+  private readonly memos = new Map<string, { version: string; value: Promise<unknown> }>();
+  readonly cache: BinaryCache | null;
+
+  constructor(runDir: string, opts: MetricStoreOptions) {
+    this.runDir = runDir;
+    this.dir = path.join(runDir, "dashboard");
+    this.follow = opts.follow;
+    this.statIntervalMs = opts.statIntervalMs ?? FOLLOW_INTERVAL_MS;
+    this.cache = opts.cacheDir ? new BinaryCache(opts.cacheDir, this.dicts) : null;
+    const base: StreamOptions = {
+      statIntervalMs: this.statIntervalMs,
+      maxBlocks: opts.maxBlocksPerStream ?? PARTITION_CACHE_BLOCKS,
+      allClosed: !opts.follow,
+    };
+    const dicts = this.dicts;
+    const scanner = new GpuLineScanner(dicts);
+    const engineScanner = new EngineLineScanner(dicts);
+    const cache = this.cache;
+    const cached = (stream: string): StreamOptions =>
+      cache
+        ? {
+            ...base,
+            beforeRead: (f) => cache.load(stream, f as TailFile<never>),
+            afterRead: (f) => cache.save(stream, f as TailFile<never>),
+          }
+        : base;
+
+    this.phases = new PartitionedStream(this.dir, "phases", recordCodec(() => new PhaseBlock(), decodePhase), cached("phases"));
+    this.gpuUtil = new PartitionedStream(
+      this.dir,
+      "gpu_util",
+      {
+        create: () => new GpuBlock(),
+        ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
+        seal: (b) => b.trim(),
+      },
+      cached("gpu_util"),
+    );
+    this.engine = new PartitionedStream(
+      this.dir,
+      "engine_series",
+      {
+        create: () => new EngineBlock(),
+        ingest: (buf, s, e, off, block) => engineScanner.ingest(buf, s, e, off, block),
+        seal: (b) => b.trim(),
+      },
+      cached("engine_series"),
+    );
+    this.trajectories = new PartitionedStream(
+      this.dir,
+      "trajectories",
+      recordCodec(() => new TimedBlock<TrajectoryEvent>(), decodeTrajectory),
+      base,
+    );
+    this.gpuProcesses = new PartitionedStream(
+      this.dir,
+      "gpu_processes",
+      recordCodec(() => new TimedBlock<GpuProcessSample>(), decodeGpuProcess),
+      base,
+    );
+    const flat = <R extends { ts: number }>(file: string, decode: (o: unknown) => R | null) =>
+      new FlatStream(path.join(this.dir, file), this.follow, this.statIntervalMs, recordCodec(() => new TimedBlock<R>(), decode));
+    this.metricsFile = flat("metrics.jsonl", decodeMetrics);
+    this.topologyFile = flat("topology.jsonl", decodeTopology);
+    this.dataBufferFile = flat("data_buffer.jsonl", decodeDataBuffer);
+
+    this.metaValue = readMeta(path.join(this.dir, "meta.json"));
+    this.catalogValue = readCatalog(path.join(this.dir, "lane_catalog.json"));
+    this.smallStamp = { meta: statStamp(path.join(this.dir, "meta.json")), catalog: statStamp(path.join(this.dir, "lane_catalog.json")) };
+    this.lastSmallRefresh = performance.now();
+  }
+
+  // -------------------------------------------------------------------------------------
+  // small files
+
+  /** In follow mode, re-read meta.json / lane_catalog.json when they changed. */
+  private refreshSmall(): void {
+    if (!this.follow || performance.now() - this.lastSmallRefresh < this.statIntervalMs) return;
+    this.lastSmallRefresh = performance.now();
+    const metaPath = path.join(this.dir, "meta.json");
+    const catPath = path.join(this.dir, "lane_catalog.json");
+    const m = statStamp(metaPath);
+    if (m !== this.smallStamp.meta) {
+      this.smallStamp.meta = m;
+      this.metaValue = readMeta(metaPath);
+    }
+    const c = statStamp(catPath);
+    if (c !== this.smallStamp.catalog) {
+      this.smallStamp.catalog = c;
+      this.catalogValue = readCatalog(catPath);
+    }
+  }
+
+  meta(): RunMeta | null {
+    this.refreshSmall();
+    return this.metaValue;
+  }
+
+  /** Lanes from lane_catalog.json, or null when the run has none (v1 dirs). */
+  catalogLanes(): LaneInfo[] | null {
+    this.refreshSmall();
+    return this.catalogValue;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // flat streams
+
+  async metrics(): Promise<readonly MetricsRecord[]> {
+    return (await this.metricsFile.block()).rows;
+  }
+
+  async topology(): Promise<readonly TopologySnapshot[]> {
+    return (await this.topologyFile.block()).rows;
+  }
+
+  async dataBuffer(): Promise<readonly DataBufferSample[]> {
+    return (await this.dataBufferFile.block()).rows;
+  }
+
+  /** Signature of the flat streams' sizes (for memo versions). */
+  async flatSignature(): Promise<string> {
+    await Promise.all([this.metricsFile.block(), this.topologyFile.block(), this.dataBufferFile.block()]);
+    return `${this.metricsFile.file.offset},${this.topologyFile.file.offset},${this.dataBufferFile.file.offset}`;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // run-wide facts
+
+  /**
+   * `[min, max]` over every record of the flat streams and the edge stamps of every
+   * partitioned stream (api.md 8.2); the open sentinel −1.0 never takes part.
+   */
+  async timeRange(): Promise<[number, number] | null> {
+    const [m, t, d] = await Promise.all([this.metricsFile.block(), this.topologyFile.block(), this.dataBufferFile.block()]);
+    let lo = Math.min(m.minTs, t.minTs, d.minTs);
+    let hi = Math.max(m.maxTs, t.maxTs, d.maxTs);
+    const ts = (r: Record<string, unknown>) => (typeof r.ts === "number" ? [r.ts] : []);
+    const phase = (r: Record<string, unknown>) => {
+      const out: number[] = [];
+      if (typeof r.t0 === "number") out.push(r.t0);
+      if (typeof r.t1 === "number" && r.t1 !== OPEN_T1) out.push(r.t1);
+      return out;
+    };
+    const edges = await Promise.all([
+      this.phases.edgeStamps(phase),
+      this.gpuUtil.edgeStamps(ts),
+      this.engine.edgeStamps(ts),
+      this.trajectories.edgeStamps(ts),
+      this.gpuProcesses.edgeStamps(ts),
+    ]);
+    for (const list of edges)
+      for (const v of list) {
+        if (!Number.isFinite(v)) continue;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+    return lo <= hi ? [lo, hi] : null;
+  }
+
+  /** Corrupt complete lines skipped so far, per stream. */
+  corruptLines(): Record<StreamName, number> {
+    return {
+      metrics: this.metricsFile.file.corrupt,
+      topology: this.topologyFile.file.corrupt,
+      data_buffer: this.dataBufferFile.file.corrupt,
+      phases: this.phases.corruptLines(),
+      gpu_util: this.gpuUtil.corruptLines(),
+      engine_series: this.engine.corruptLines(),
+      trajectories: this.trajectories.corruptLines(),
+      gpu_processes: this.gpuProcesses.corruptLines(),
+    };
+  }
+
+  /**
+   * Lane index (api.md 8.3): from lane_catalog.json when present, else by scanning
+   * gpu_util, phases and topology. Sorted by (node, gpu); `index` = position.
+   */
+  async laneIndex(): Promise<readonly LaneInfo[]> {
+    const cat = this.catalogLanes();
+    if (cat) return cat;
+    await Promise.all([this.gpuUtil.files(), this.phases.files()]);
+    const version = `${this.gpuUtil.signature}|${this.phases.signature}|${await this.flatSignature()}`;
+    return this.memo("laneIndex:scan", version, () => this.scanLanes());
+  }
+
+  private async scanLanes(): Promise<LaneInfo[]> {
+    const [gpuBlocks, phaseBlocks, topo] = await Promise.all([
+      this.gpuUtil.window(null, null),
+      this.phases.window(null, null),
+      this.topology(),
+    ]);
+    const lanes = new Map<string, { node: string; gpu: number; ranks: Set<number>; addrs: Set<string>; roles: Set<string> }>();
+    const ensure = (node: string, gpu: number) => {
+      const k = `${node}\u0000${gpu}`;
+      let l = lanes.get(k);
+      if (!l) lanes.set(k, (l = { node, gpu, ranks: new Set(), addrs: new Set(), roles: new Set() }));
+      return l;
+    };
+    for (const b of gpuBlocks) for (const id of b.lanes) ensure(this.dicts.laneNode[id]!, this.dicts.laneGpu[id]!);
+    for (const b of phaseBlocks)
+      for (const ev of b.rows)
+        for (const g of ev.gpus) {
+          const l = ensure(ev.node, g);
+          if (ev.role === "train") {
+            l.roles.add("train");
+            if (ev.rank >= 0) l.ranks.add(ev.rank);
+          }
+        }
+    for (const snap of topo)
+      for (const e of snap.engines)
+        for (const [node, gpu] of e.gpus) {
+          const l = ensure(node, gpu);
+          l.roles.add("rollout");
+          l.addrs.add(e.addr);
+        }
+    return sortLanes(
+      [...lanes.values()].map((l) => ({
+        node: l.node,
+        gpu: l.gpu,
+        index: 0,
+        ranks: [...l.ranks].sort((a, b) => a - b),
+        engine_addrs: [...l.addrs].sort(cmpStr),
+        roles: [...l.roles].sort(cmpStr),
+      })),
+    );
+  }
+
+  /**
+   * Memoise a derived result under `key` until `version` changes. Concurrent callers
+   * share one computation; a failed computation is forgotten so the next call retries.
+   */
+  memo<T>(key: string, version: string, compute: () => Promise<T>): Promise<T> {
+    const hit = this.memos.get(key);
+    if (hit && hit.version === version) return hit.value as Promise<T>;
+    const value = compute();
+    const entry = { version, value: value as Promise<unknown> };
+    this.memos.set(key, entry);
+    value.catch(() => {
+      if (this.memos.get(key) === entry) this.memos.delete(key);
+    });
+    if (this.memos.size > 256) {
+      const first = this.memos.keys().next().value;
+      if (first !== undefined && first !== key) this.memos.delete(first);
+    }
+    return value;
+  }
+}
+
+function statStamp(p: string): string {
+  try {
+    const st = fs.statSync(p);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return "";
+  }
+}
+
+function readMeta(p: string): RunMeta | null {
+  let raw: unknown;
+  try {
+    raw = parseLenientJson(fs.readFileSync(p, "utf8"));
+  } catch {
+    return null;
+  }
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return null;
+  const o = raw as Record<string, unknown>;
+  const args = o.args && typeof o.args === "object" && !Array.isArray(o.args) ? (o.args as Record<string, unknown>) : {};
+  return {
+    run_name: typeof o.run_name === "string" ? o.run_name : null,
+    start_ts: typeof o.start_ts === "number" ? o.start_ts : null,
+    args,
+    schema_version: typeof o.schema_version === "number" ? o.schema_version : 1,
+  };
+}
+
+function readCatalog(p: string): LaneInfo[] | null {
+  let raw: unknown;
+  try {
+    raw = parseLenientJson(fs.readFileSync(p, "utf8"));
+  } catch {
+    return null;
+  }
+  const lanes = (raw as { lanes?: unknown } | null)?.lanes;
+  if (!lanes || typeof lanes !== "object" || Array.isArray(lanes)) return null;
+  const out: LaneInfo[] = [];
+  for (const [key, v] of Object.entries(lanes as Record<string, unknown>)) {
+    const at = key.lastIndexOf(":");
+    const gpu = Number(key.slice(at + 1));
+    if (at < 0 || !Number.isInteger(gpu)) continue;
+    const info = (v ?? {}) as { ranks?: unknown; engine_addrs?: unknown; roles?: unknown };
+    const list = <T>(x: unknown, ok: (e: unknown) => e is T): T[] => (Array.isArray(x) ? x.filter(ok) : []);
+    out.push({
+      node: key.slice(0, at),
+      gpu,
+      index: 0,
+      ranks: list(info.ranks, (e): e is number => typeof e === "number"),
+      engine_addrs: list(info.engine_addrs, (e): e is string => typeof e === "string"),
+      roles: list(info.roles, (e): e is string => typeof e === "string"),
+    });
+  }
+  return sortLanes(out);
+}
+
+function sortLanes(lanes: LaneInfo[]): LaneInfo[] {
+  lanes.sort((a, b) => cmpStr(a.node, b.node) || a.gpu - b.gpu);
+  lanes.forEach((l, i) => (l.index = i));
+  return lanes;
+}
+
+export function openMetricStore(runDir: string, opts: MetricStoreOptions): MetricStore {
+  return new MetricStore(runDir, opts);
+}
+
+export type { PhaseEvent };

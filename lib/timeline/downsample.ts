@@ -1,0 +1,63 @@
+/**
+ * Exact index selection (api.md 8.7), reproducing numpy `linspace` + truncation so the
+ * chosen points are the reference's to the index.
+ */
+
+/** numpy.linspace(a, b, k) (endpoint=True): a + i·step, last value exactly b. */
+export function linspace(a: number, b: number, k: number): Float64Array {
+  const out = new Float64Array(k);
+  if (k === 1) {
+    out[0] = a;
+    return out;
+  }
+  const step = (b - a) / (k - 1);
+  for (let i = 0; i < k; i++) out[i] = step === 0 ? (i / (k - 1)) * (b - a) + a : i * step + a;
+  out[k - 1] = b;
+  return out;
+}
+
+/** Stride selection: null when `n ≤ M` (keep everything). Endpoints are kept. */
+export function strideIndices(n: number, M: number): Int32Array | null {
+  if (n <= M) return null;
+  const lin = linspace(0, n - 1, M);
+  const out = new Int32Array(M);
+  for (let i = 0; i < M; i++) out[i] = Math.trunc(lin[i]!);
+  return out;
+}
+
+/**
+ * Min/max bucket selection on `values`: `floor(M/2)` buckets with edges
+ * trunc(linspace(0, n, B+1)); per non-empty bucket the first minimum and first maximum
+ * survive. Returns sorted unique indices, or null when `n ≤ M`.
+ */
+export function minMaxIndices(values: ArrayLike<number>, M: number): number[] | null {
+  const n = values.length;
+  if (n <= M) return null;
+  const B = Math.floor(M / 2);
+  const edges = linspace(0, n, B + 1);
+  const out: number[] = [];
+  for (let b = 0; b < B; b++) {
+    const lo = Math.trunc(edges[b]!);
+    const hi = Math.trunc(edges[b + 1]!);
+    if (hi <= lo) continue;
+    let iMin = lo;
+    let iMax = lo;
+    for (let i = lo + 1; i < hi; i++) {
+      const v = values[i]!;
+      if (v < values[iMin]!) iMin = i;
+      if (v > values[iMax]!) iMax = i;
+    }
+    if (iMin < iMax) out.push(iMin, iMax);
+    else if (iMax < iMin) out.push(iMax, iMin);
+    else out.push(iMin);
+  }
+  return out;
+}
+
+/** The selected elements (all when `idx` is null) as a plain array (JSON-ready). */
+export function pickNumbers(arr: ArrayLike<number>, idx: ArrayLike<number> | null): number[] {
+  const n = idx === null ? arr.length : idx.length;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = arr[idx === null ? i : idx[i]!]!;
+  return out;
+}

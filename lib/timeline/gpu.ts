@@ -1,0 +1,170 @@
+/**
+ * GPU utilisation series and process snapshots (api.md 8.5). Rows come straight from the
+ * typed columns of the gpu_util blocks; only the selected points become JS numbers.
+ */
+import type { GpuProcessSample, MetricStore } from "@/lib/store/telemetry";
+import type { GpuBlock } from "@/lib/store/telemetry/blocks";
+import { cmpStr } from "@/lib/store/telemetry/blocks";
+import { MASK, SHIFT } from "@/lib/store/telemetry/columns";
+import { minMaxIndices } from "@/lib/timeline/downsample";
+import { laneLabel, type LaneSet } from "@/lib/timeline/lanes";
+
+export interface GpuLaneSeries {
+  ts: number[];
+  util: number[];
+  mem_mb: number[];
+  power_w: number[];
+}
+
+/** Per-lane selection mask over the store's lane ids (null selection = everything). */
+export function laneMask(store: MetricStore, selection: LaneSet | null): (id: number) => boolean {
+  if (!selection) return () => true;
+  const d = store.dicts;
+  const memo: (boolean | undefined)[] = [];
+  return (id) => (memo[id] ??= selection.has(d.laneNode[id]!, d.laneGpu[id]!));
+}
+
+/**
+ * Visit the gpu_util rows with t0 ≤ ts ≤ t1 (null = open) in file order, one tick group
+ * at a time, as runs inside one column chunk: `fn(block, ts, chunk, from, to)` covers
+ * offsets [from, to) of chunk `chunk` of every column. Callers loop over the typed chunk
+ * arrays themselves, which keeps the hot loops monomorphic and free of per-row calls.
+ */
+export function forEachGpuGroup(
+  blocks: readonly GpuBlock[],
+  t0: number | null,
+  t1: number | null,
+  fn: (block: GpuBlock, ts: number, chunk: number, from: number, to: number) => void,
+): void {
+  const lo = t0 ?? -Infinity;
+  const hi = t1 ?? Infinity;
+  for (const b of blocks) {
+    if (b.rows === 0 || b.maxTs < lo || b.minTs > hi) continue;
+    const [g0, g1] = b.groupRange(t0, t1);
+    for (let g = g0; g < g1; g++) {
+      const ts = b.groupTs(g);
+      if (ts < lo || ts > hi) continue;
+      let r = b.groupStart(g);
+      const end = b.groupEnd(g);
+      while (r < end) {
+        const c = r >>> SHIFT;
+        const stop = Math.min(end, (c + 1) << SHIFT);
+        fn(b, ts, c, r & MASK, ((stop - 1) & MASK) + 1);
+        r = stop;
+      }
+    }
+  }
+}
+
+interface LaneAcc {
+  id: number;
+  n: number;
+  ts: Float64Array;
+  util: Uint8Array;
+  mem: Int32Array;
+  power: Int16Array;
+  sorted: boolean;
+}
+
+export async function gpuSeries(
+  store: MetricStore,
+  t0: number | null,
+  t1: number | null,
+  maxPoints: number,
+  selection: LaneSet | null,
+): Promise<Record<string, GpuLaneSeries>> {
+  const blocks = await store.gpuUtil.window(t0, t1);
+  const L = store.dicts.laneKeys.values.length;
+  const pick = laneMask(store, selection);
+  const selected = new Uint8Array(L);
+  for (let id = 0; id < L; id++) selected[id] = pick(id) ? 1 : 0;
+  // pass 1: rows per lane
+  const counts = new Uint32Array(L);
+  forEachGpuGroup(blocks, t0, t1, (b, _ts, c, from, to) => {
+    const lane = b.lane.chunks[c]!;
+    for (let o = from; o < to; o++) {
+      const id = lane[o]!;
+      if (selected[id]) counts[id]!++;
+    }
+  });
+  const accs = new Array<LaneAcc | undefined>(L);
+  for (let id = 0; id < L; id++) {
+    const n = counts[id]!;
+    if (n)
+      accs[id] = { id, n: 0, ts: new Float64Array(n), util: new Uint8Array(n), mem: new Int32Array(n), power: new Int16Array(n), sorted: true };
+  }
+  // pass 2: fill
+  forEachGpuGroup(blocks, t0, t1, (b, ts, c, from, to) => {
+    const lane = b.lane.chunks[c]!;
+    const util = b.util.chunks[c]!;
+    const mem = b.mem.chunks[c]!;
+    const power = b.power.chunks[c]!;
+    for (let o = from; o < to; o++) {
+      const a = accs[lane[o]!];
+      if (!a) continue;
+      const k = a.n++;
+      if (k > 0 && ts < a.ts[k - 1]!) a.sorted = false;
+      a.ts[k] = ts;
+      a.util[k] = util[o]!;
+      a.mem[k] = mem[o]!;
+      a.power[k] = power[o]!;
+    }
+  });
+  const d = store.dicts;
+  const lanes = accs.filter((a): a is LaneAcc => a !== undefined);
+  lanes.sort((x, y) => cmpStr(d.laneNode[x.id]!, d.laneNode[y.id]!) || d.laneGpu[x.id]! - d.laneGpu[y.id]!);
+  const out: Record<string, GpuLaneSeries> = {};
+  for (const a of lanes) {
+    if (!a.sorted) sortLane(a);
+    const sel = minMaxIndices(a.util, maxPoints);
+    const n = sel ? sel.length : a.n;
+    const s: GpuLaneSeries = {
+      ts: new Array<number>(n),
+      util: new Array<number>(n),
+      mem_mb: new Array<number>(n),
+      power_w: new Array<number>(n),
+    };
+    for (let k = 0; k < n; k++) {
+      const i = sel ? sel[k]! : k;
+      s.ts[k] = a.ts[i]!;
+      s.util[k] = a.util[i]!;
+      s.mem_mb[k] = a.mem[i]!;
+      s.power_w[k] = a.power[i]!;
+    }
+    out[laneLabel(d.laneNode[a.id]!, d.laneGpu[a.id]!)] = s;
+  }
+  return out;
+}
+
+/** Stable sort of one lane's rows by ts (out-of-order batches). */
+function sortLane(a: LaneAcc): void {
+  const order = Array.from({ length: a.n }, (_, i) => i);
+  order.sort((i, j) => a.ts[i]! - a.ts[j]! || i - j);
+  const ts = a.ts.slice();
+  const util = a.util.slice();
+  const mem = a.mem.slice();
+  const power = a.power.slice();
+  order.forEach((i, k) => {
+    a.ts[k] = ts[i]!;
+    a.util[k] = util[i]!;
+    a.mem[k] = mem[i]!;
+    a.power[k] = power[i]!;
+  });
+}
+
+export async function gpuProcesses(
+  store: MetricStore,
+  t0: number | null,
+  t1: number | null,
+  selection: LaneSet | null,
+): Promise<GpuProcessSample[]> {
+  const blocks = await store.gpuProcesses.window(t0, t1);
+  const out: GpuProcessSample[] = [];
+  for (const b of blocks)
+    for (const r of b.rows) {
+      if ((t0 !== null && r.ts < t0) || (t1 !== null && r.ts > t1)) continue;
+      if (selection && !selection.has(r.node, r.gpu)) continue;
+      out.push(r);
+    }
+  return out;
+}

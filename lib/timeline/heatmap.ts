@@ -1,0 +1,237 @@
+/**
+ * Heatmap ("rank carpet", api.md 8.9) and fleet overview (8.10). Magnitude cells take the
+ * MAX of the bucket's samples (activity must not average away); phase cells paint idle
+ * phases first so any active phase wins a shared bucket; lifecycle rows are samples.
+ */
+import { ApiError, badRequest } from "@/lib/api/errors";
+import type { MetricStore } from "@/lib/store/telemetry";
+import { checkXBuckets } from "@/lib/timeline/window";
+import { forEachGpuGroup } from "@/lib/timeline/gpu";
+import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
+import { phasesByLane } from "@/lib/timeline/phases";
+import { pyRound } from "@/lib/timeline/pyformat";
+import { trajectoryLanes } from "@/lib/timeline/trajectories";
+
+export const HEATMAP_MAGNITUDE_FIELDS = ["util", "mem_mb", "power_w"] as const;
+export const IDLE_PHASES: ReadonlySet<string> = new Set(["initialize", "train_wait", "sleep"]);
+export const LIFECYCLE_MAX_ROWS = 1024;
+export const LIFECYCLE_PALETTE = ["", "queue", "generating", "tool_wait"];
+
+export type HeatmapRow =
+  | { node: string; gpu: number; index: number; roles: string[] }
+  | { sample_index: number; group_index: number };
+
+export interface Heatmap {
+  rows: HeatmapRow[];
+  rows_total?: number;
+  x_buckets: number;
+  t0: number;
+  t1: number;
+  metric: string;
+  scale: { max: number } | null;
+  palette: string[] | null;
+  /** rows × x_buckets, row-major */
+  values: Uint8Array;
+}
+
+/** Header of the binary frame, key order as the reference. */
+export function heatmapHeader(h: Heatmap): Record<string, unknown> {
+  const { rows, rows_total, x_buckets, t0, t1, metric, scale, palette } = h;
+  return rows_total === undefined
+    ? { rows, x_buckets, t0, t1, metric, scale, palette }
+    : { rows, rows_total, x_buckets, t0, t1, metric, scale, palette };
+}
+
+function bucketFn(t0: number, t1: number, X: number): (ts: number) => number {
+  const span = t1 - t0;
+  return (ts) => Math.min(X - 1, Math.max(0, Math.trunc(((ts - t0) / span) * X)));
+}
+
+export async function heatmap(
+  store: MetricStore,
+  metric: string,
+  t0q: number | null,
+  t1q: number | null,
+  X: number,
+  selection: LaneSet | null,
+): Promise<Heatmap> {
+  checkXBuckets(X);
+  const range = await store.timeRange();
+  if (range === null)
+    return { rows: [], x_buckets: X, t0: 0.0, t1: 0.0, metric, values: new Uint8Array(0), scale: null, palette: null };
+  const t0 = t0q ?? range[0];
+  const t1 = t1q ?? range[1];
+  const isMagnitude = (HEATMAP_MAGNITUDE_FIELDS as readonly string[]).includes(metric);
+  if (!isMagnitude && metric !== "phase" && metric !== "lifecycle") throw badRequest(`unknown heatmap metric '${metric}'`);
+  if (!(t1 > t0)) throw new ApiError("internal", `empty heatmap window: t0=${t0} t1=${t1}`);
+  const bucket = bucketFn(t0, t1, X);
+
+  if (metric === "lifecycle") return lifecycle(store, t0, t1, X, bucket);
+
+  const lanes = await store.laneIndex();
+  const rowLanes = selection ? lanes.filter((l) => selection.has(l.node, l.gpu)) : lanes;
+  const rows = rowLanes.map((l) => ({ node: l.node, gpu: l.gpu, index: l.index, roles: l.roles }));
+  const R = rows.length;
+  const values = new Uint8Array(R * X);
+
+  if (metric === "phase") {
+    const rowOf = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
+    const ivs = await phasesByLane(store, t0, t1, selection);
+    const names = [...new Set(ivs.map((i) => i.name))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const id = new Map(names.map((n, i) => [n, i + 1]));
+    const paint = (idle: boolean) => {
+      for (const ev of ivs) {
+        if (IDLE_PHASES.has(ev.name) !== idle) continue;
+        const r = rowOf.get(laneKey(ev.node, ev.gpu));
+        if (r === undefined) continue;
+        const b0 = bucket(Math.max(ev.t0, t0));
+        const b1 = bucket(Math.min(ev.t1, t1));
+        values.fill(id.get(ev.name)!, r * X + b0, r * X + b1 + 1);
+      }
+    };
+    paint(true);
+    paint(false);
+    return { rows, x_buckets: X, t0, t1, metric, scale: null, palette: ["", ...names], values };
+  }
+
+  // magnitude
+  const field = metric as (typeof HEATMAP_MAGNITUDE_FIELDS)[number];
+  const blocks = await store.gpuUtil.window(t0, t1);
+  const d = store.dicts;
+  const L = d.laneKeys.values.length;
+  const rowOfKey = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
+  const rowOfId = new Int32Array(L);
+  for (let id = 0; id < L; id++) rowOfId[id] = rowOfKey.get(laneKey(d.laneNode[id]!, d.laneGpu[id]!)) ?? -1;
+  const cell = new Float64Array(R * X).fill(-Infinity);
+  forEachGpuGroup(blocks, t0, t1, (b, ts, c, from, to) => {
+    const lane = b.lane.chunks[c]!;
+    const col = (field === "util" ? b.util : field === "mem_mb" ? b.mem : b.power).chunks[c]!;
+    const k = bucket(ts);
+    for (let o = from; o < to; o++) {
+      const row = rowOfId[lane[o]!]!;
+      if (row < 0) continue;
+      const v = col[o]!;
+      const at = row * X + k;
+      if (v > cell[at]!) cell[at] = v;
+    }
+  });
+  let peak = -Infinity;
+  for (let i = 0; i < cell.length; i++) if (cell[i]! > peak) peak = cell[i]!;
+  if (peak === -Infinity) peak = 1.0;
+  const max = field === "util" ? 100.0 : peak;
+  for (let i = 0; i < cell.length; i++) {
+    const v = cell[i]!;
+    if (v === -Infinity) continue;
+    const byte = Math.trunc((v / max) * 255);
+    values[i] = Number.isNaN(byte) ? 0 : Math.min(255, byte);
+  }
+  return { rows, x_buckets: X, t0, t1, metric, scale: { max }, palette: null, values };
+}
+
+async function lifecycle(
+  store: MetricStore,
+  t0: number,
+  t1: number,
+  X: number,
+  bucket: (ts: number) => number,
+): Promise<Heatmap> {
+  const all = await trajectoryLanes(store, t0, t1);
+  const lanes = all.slice(0, LIFECYCLE_MAX_ROWS);
+  const values = new Uint8Array(lanes.length * X);
+  lanes.forEach((l, r) => {
+    const paint = (a: number | null, b: number | null, v: number) => {
+      const b0 = bucket(a || t0);
+      const b1 = bucket(b || t1);
+      if (b1 >= b0) values.fill(v, r * X + b0, r * X + b1 + 1);
+    };
+    for (const a of l.attempts) paint(a.t0, a.t1, 1);
+    for (const s of l.segments) paint(s.t0, s.t1, s.kind === "gen" ? 2 : 3);
+  });
+  return {
+    rows: lanes.map((l) => ({ sample_index: l.sample_index, group_index: l.group_index })),
+    rows_total: all.length,
+    x_buckets: X,
+    t0,
+    t1,
+    metric: "lifecycle",
+    scale: null,
+    palette: LIFECYCLE_PALETTE,
+    values,
+  };
+}
+
+export interface Fleet {
+  t0: number;
+  t1: number;
+  x_buckets: number;
+  lanes: number;
+  palette: string[];
+  composition: Record<string, number[]>;
+  band: { p10: (number | null)[]; p50: (number | null)[]; p90: (number | null)[]; min: (number | null)[] };
+}
+
+/** Polars "nearest" quantile of an ascending list: index round((n−1)·q), halves away from 0. */
+function nearest(sorted: readonly number[], q: number): number {
+  return sorted[Math.round((sorted.length - 1) * q)]!;
+}
+
+export async function fleet(store: MetricStore, t0q: number | null, t1q: number | null, X: number): Promise<Fleet> {
+  checkXBuckets(X);
+  const phase = await heatmap(store, "phase", t0q, t1q, X, null);
+  const palette = phase.palette ?? [];
+  const R = phase.rows.length;
+  const composition: Record<string, number[]> = {};
+  if (R > 0 && palette.length > 0) {
+    const counts = new Uint32Array(palette.length * X);
+    for (let r = 0; r < R; r++)
+      for (let b = 0; b < X; b++) {
+        const v = phase.values[r * X + b]!;
+        counts[v * X + b]!++;
+      }
+    palette.forEach((name, id) => {
+      const arr = new Array<number>(X);
+      for (let b = 0; b < X; b++) arr[b] = pyRound(counts[id * X + b]! / R, 4);
+      composition[name === "" ? "none" : name] = arr;
+    });
+  }
+  const band: Fleet["band"] = {
+    p10: new Array<number | null>(X).fill(null),
+    p50: new Array<number | null>(X).fill(null),
+    p90: new Array<number | null>(X).fill(null),
+    min: new Array<number | null>(X).fill(null),
+  };
+  const rt0 = phase.t0;
+  const rt1 = phase.t1;
+  if (rt1 > rt0) {
+    const blocks = await store.gpuUtil.window(rt0, rt1);
+    // lane maxima per bucket: cell (bucket k, lane id) of a dense matrix, -1 = no sample
+    const L = store.dicts.laneKeys.values.length;
+    const maxima = new Int16Array(X * L).fill(-1);
+    const span = rt1 - rt0;
+    forEachGpuGroup(blocks, rt0, rt1, (b, ts, c, from, to) => {
+      const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - rt0) / span) * X))) * L;
+      const lane = b.lane.chunks[c]!;
+      const util = b.util.chunks[c]!;
+      for (let o = from; o < to; o++) {
+        const at = base + lane[o]!;
+        const u = util[o]!;
+        if (u > maxima[at]!) maxima[at] = u;
+      }
+    });
+    const vals: number[] = [];
+    for (let k = 0; k < X; k++) {
+      vals.length = 0;
+      for (let l = 0; l < L; l++) {
+        const v = maxima[k * L + l]!;
+        if (v >= 0) vals.push(v);
+      }
+      if (vals.length === 0) continue;
+      vals.sort((a, b) => a - b);
+      band.p10[k] = nearest(vals, 0.1);
+      band.p50[k] = nearest(vals, 0.5);
+      band.p90[k] = nearest(vals, 0.9);
+      band.min[k] = vals[0]!;
+    }
+  }
+  return { t0: rt0, t1: rt1, x_buckets: X, lanes: R, palette, composition, band };
+}

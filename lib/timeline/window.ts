@@ -1,0 +1,29 @@
+/**
+ * Request bounds shared by the timeline endpoints (api.md 9.1, 9.2). Messages are the
+ * reference server's, verbatim, because clients and parity tests match on them.
+ */
+import { badRequest } from "@/lib/api/errors";
+import { pyFixed, pyRepr } from "@/lib/timeline/pyformat";
+
+export const MAX_WINDOW_S = 4 * 3600.0;
+export const X_BUCKETS_MAX = 4000;
+export const TOP_K_MAX = 256;
+
+/** "W": only when both bounds are given. */
+export function checkWindow(t0: number | null | undefined, t1: number | null | undefined): void {
+  if (t0 == null || t1 == null) return;
+  if (t1 <= t0) throw badRequest(`bad window: t1=${pyRepr(t1)} <= t0=${pyRepr(t0)}`);
+  if (t1 - t0 > MAX_WINDOW_S) throw badRequest(`window ${pyFixed(t1 - t0, 0)}s exceeds max_window_s 14400`);
+}
+
+export function checkMaxPoints(n: number): void {
+  if (n < 2) throw badRequest(`max_points=${n} must be >= 2`);
+}
+
+export function checkXBuckets(n: number): void {
+  if (n < 2 || n > X_BUCKETS_MAX) throw badRequest(`x_buckets=${n} out of range [2, ${X_BUCKETS_MAX}]`);
+}
+
+export function checkTopK(n: number): void {
+  if (n < 1 || n > TOP_K_MAX) throw badRequest(`top_k=${n} out of range [1, ${TOP_K_MAX}]`);
+}
