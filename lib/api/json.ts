@@ -1,22 +1,17 @@
 /**
- * The one JSON serializer for API answers. JSON cannot carry NaN/±Infinity, so every
- * non-finite number becomes `null`, recursively (spec api.md 9.1). Typed arrays are
- * serialised as plain arrays. Nothing else is transformed.
+ * The one JSON serializer for API answers. JSON cannot carry NaN/±Infinity: every
+ * non-finite number becomes `null` (spec api.md 9.1) — JSON.stringify already does that
+ * for numbers, recursively, so the only thing added here is that typed arrays serialise
+ * as plain arrays (their NaN elements also become null). The replacer does no per-number
+ * work, which keeps multi-MB timeline answers cheap.
  */
 export function jsonSafeStringify(value: unknown): string {
   return JSON.stringify(value, replacer);
 }
 
-function replacer(this: unknown, _key: string, value: unknown): unknown {
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
-    const out: (number | null)[] = [];
-    const arr = value as unknown as ArrayLike<number | bigint>;
-    for (let i = 0; i < arr.length; i++) {
-      const v = Number(arr[i]);
-      out.push(Number.isFinite(v) ? v : null);
-    }
-    return out;
+function replacer(_key: string, value: unknown): unknown {
+  if (typeof value === "object" && value !== null && ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    return Array.from(value as unknown as ArrayLike<number | bigint>, Number);
   }
   return value;
 }

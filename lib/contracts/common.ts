@@ -29,11 +29,16 @@ export const QueryInt = z
     return Number(s);
   });
 
-/** A finite float in decimal or exponent notation. */
+/** A float in decimal or exponent notation; like Python's float(), "inf"/"nan" are accepted. */
 export const QueryFloat = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const s = String(v).trim();
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(s);
+  if (special) {
+    if (special[2]!.toLowerCase() === "nan") return Number.NaN;
+    return special[1] === "-" ? -Infinity : Infinity;
+  }
   const n = s === "" ? Number.NaN : Number(s);
-  if (!Number.isFinite(n) && !/^[+-]?(inf|infinity|nan)$/i.test(s)) {
+  if (!Number.isFinite(n)) {
     ctx.addIssue({ code: "custom", message: `expected a number, got '${String(v)}'` });
     return z.NEVER;
   }

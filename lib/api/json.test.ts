@@ -1,0 +1,12 @@
+import { describe, expect, it } from "vitest";
+import { jsonSafeStringify } from "@/lib/api/json";
+
+describe("jsonSafeStringify", () => {
+  it("maps NaN and ±Infinity to null everywhere, including inside typed arrays", () => {
+    const out = jsonSafeStringify({ a: NaN, b: [1, Infinity, -Infinity], c: { d: new Float32Array([0.5, NaN]) }, e: new Int32Array([3, -4]) });
+    expect(JSON.parse(out)).toEqual({ a: null, b: [1, null, null], c: { d: [0.5, null] }, e: [3, -4] });
+  });
+  it("keeps finite floats at shortest round-trip precision", () => {
+    expect(jsonSafeStringify([0.1, 1e-7, 12623968.5])).toBe("[0.1,1e-7,12623968.5]");
+  });
+});
