@@ -26,12 +26,23 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Next bundles server code per entry (pages vs. route handlers), so one process can hold
+ * two copies of this class while run stores are shared through globalThis. A global
+ * symbol brand, not `instanceof`, identifies our errors across copies.
+ */
+const BRAND = Symbol.for("rlboard.ApiError");
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
+  readonly [BRAND] = true;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "ApiError";
     this.code = code;
+  }
+  static is(err: unknown): err is ApiError {
+    return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
   }
   get status(): number {
     return ERROR_STATUS[this.code];
@@ -63,12 +74,17 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
 }
 
 /** Map anything thrown by a handler to a Response. Unknown errors are logged and hidden. */
+function isZodError(err: unknown): err is ZodError {
+  return err instanceof ZodError || (err instanceof Error && err.name === "ZodError" && Array.isArray((err as ZodError).issues));
+}
+
 export function toErrorResponse(err: unknown, log: (msg: string, err: unknown) => void = defaultLog): Response {
-  if (err instanceof ApiError) {
-    if (err.status >= 500 && err.code !== "still_writing") log(`api error ${err.code}`, err);
-    return Response.json(errorBody(err.code, err.message), { status: err.status });
+  if (ApiError.is(err)) {
+    const status = ERROR_STATUS[err.code] ?? 500;
+    if (status >= 500 && err.code !== "still_writing") log(`api error ${err.code}`, err);
+    return Response.json(errorBody(err.code, err.message), { status });
   }
-  if (err instanceof ZodError) {
+  if (isZodError(err)) {
     return Response.json(errorBody("bad_request", describeZodError(err)), { status: 400 });
   }
   log("unhandled error in API handler", err);

@@ -10,3 +10,17 @@ describe("jsonSafeStringify", () => {
     expect(jsonSafeStringify([0.1, 1e-7, 12623968.5])).toBe("[0.1,1e-7,12623968.5]");
   });
 });
+
+describe("toErrorResponse", () => {
+  it("recognises ApiErrors from another bundle copy by their brand", async () => {
+    const { ApiError, toErrorResponse } = await import("@/lib/api/errors");
+    const foreign = Object.assign(new Error("no such sample"), { code: "not_found", [Symbol.for("rlboard.ApiError")]: true });
+    const res = toErrorResponse(foreign, () => undefined);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: "not_found", message: "no such sample" } });
+    expect(ApiError.is(new Error("x"))).toBe(false);
+    const hidden = toErrorResponse(new Error("secret path /etc"), () => undefined);
+    expect(hidden.status).toBe(500);
+    expect(JSON.stringify(await hidden.json())).not.toContain("/etc");
+  });
+});

@@ -9,7 +9,7 @@ export function getPageRunOrNotFound(runId: string): ScannedRun {
   try {
     return resolveRun(decodeURIComponent(runId));
   } catch (err) {
-    if (err instanceof ApiError && (err.code === "not_found" || err.code === "bad_request")) notFound();
+    if (ApiError.is(err) && (err.code === "not_found" || err.code === "bad_request")) notFound();
     throw err;
   }
 }

@@ -118,7 +118,7 @@ export async function guardedLoad<T>(abs: string, rel: string, load: () => Promi
   try {
     return await load();
   } catch (err) {
-    if (err instanceof ApiError) throw err;
+    if (ApiError.is(err)) throw err;
     if (isErrno(err, "ENOENT")) throw notFound(`no such file: ${rel}`);
     const st = await stampOrNull(abs);
     if (st === null) throw notFound(`no such file: ${rel}`);
