@@ -1,0 +1,114 @@
+"use client";
+/**
+ * Step navigation row: ◀ Prev · Train/Eval step [input] (k/N) · Next ▶ · newest · eval
+ * toggle. The input offers the existing ids and snaps an unknown number to the nearest
+ * existing step (the original navigated blindly and showed 0/N). `[` / `]` step too.
+ */
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { usePrefetchStep } from "@/lib/client/rollout-queries";
+import { stepHref, stepPosition } from "@/lib/rollout-view/nav";
+
+export interface StepNavProps {
+  runId: string;
+  step: number;
+  evaluation: boolean;
+  ids: { train: number[]; eval: number[] };
+  /** Query string carried over to the neighbouring steps (tab, sort, filters…). */
+  carry: string;
+}
+
+const typing = (el: EventTarget | null) => el instanceof HTMLElement && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+
+export function StepNav({ runId, step, evaluation, ids, carry }: StepNavProps) {
+  const router = useRouter();
+  const list = evaluation ? ids.eval : ids.train;
+  const pos = stepPosition(list, step);
+  const prefetch = usePrefetchStep(runId, evaluation);
+  const [draft, setDraft] = useState<{ step: number; text: string }>({ step, text: String(step) });
+  const text = draft.step === step ? draft.text : String(step);
+  const href = (s: number) => stepHref(runId, s, evaluation, carry);
+
+  // `[` and `]` anywhere on the page (not while typing) go to the previous / next step.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target)) return;
+      const target = e.key === "[" ? pos.prev : e.key === "]" ? pos.next : null;
+      if (target === null) return;
+      e.preventDefault();
+      router.push(stepHref(runId, target, evaluation, carry));
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [pos.prev, pos.next, router, runId, evaluation, carry]);
+
+  const jump = () => {
+    const n = Number(text.trim());
+    if (!Number.isFinite(n) || text.trim() === "") return;
+    const target = stepPosition(list, Math.round(n)).nearest;
+    if (target === null) return;
+    setDraft({ step, text: String(target) });
+    if (target !== step) router.push(href(target));
+  };
+
+  const other = evaluation ? ids.train : ids.eval;
+  const hasOther = other.includes(step);
+  const datalistId = `rv-steps-${evaluation ? "eval" : "train"}`;
+  return (
+    <nav className="rv-controls" aria-label="Step navigation">
+      {pos.prev !== null ? (
+        <Link className="rv-btn" href={href(pos.prev)} onMouseEnter={() => prefetch(pos.prev)} title="previous step ( [ )">
+          ◀ Prev
+        </Link>
+      ) : (
+        <span className="rv-btn rv-btn-off" aria-disabled="true">
+          ◀ Prev
+        </span>
+      )}
+      <label className="rv-steplabel">
+        {evaluation ? "Eval step" : "Train step"}
+        <input
+          className="rv-input rv-stepinput"
+          type="number"
+          aria-label="Go to step"
+          list={datalistId}
+          value={text}
+          onChange={(e) => setDraft({ step, text: e.target.value })}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") jump();
+          }}
+          onBlur={() => setDraft({ step, text: String(step) })}
+        />
+      </label>
+      <datalist id={datalistId}>
+        {list.map((id) => (
+          <option key={id} value={id} />
+        ))}
+      </datalist>
+      <span className="muted" data-testid="step-position">
+        ({pos.index + 1}/{pos.count})
+      </span>
+      {pos.next !== null ? (
+        <Link className="rv-btn" href={href(pos.next)} onMouseEnter={() => prefetch(pos.next)} title="next step ( ] )">
+          Next ▶
+        </Link>
+      ) : (
+        <span className="rv-btn rv-btn-off" aria-disabled="true">
+          Next ▶
+        </span>
+      )}
+      {pos.newest !== null && pos.newest !== step ? (
+        <Link className="rv-btn" href={href(pos.newest)}>
+          newest ({pos.newest}) ⇥
+        </Link>
+      ) : null}
+      {hasOther ? (
+        <Link className="rv-btn" href={stepHref(runId, step, !evaluation)}>
+          {evaluation ? "Train view" : "Eval view"}
+        </Link>
+      ) : null}
+      <span className="muted rv-hint">[ / ] = prev / next step</span>
+    </nav>
+  );
+}

@@ -1,0 +1,96 @@
+import { act } from "react";
+import { createRoot, type Root } from "react-dom/client";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ColumnFiltersState, SortingState } from "@tanstack/react-table";
+import { useState } from "react";
+import { dataColumns, type CellValue } from "@/components/rollout/rollout-columns";
+import { DataTable, type AsyncState } from "./DataTable";
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+type Row = { sample_index: number; raw_reward: number | null; status: string };
+const rows: Row[] = Array.from({ length: 5000 }, (_, i) => ({ sample_index: i, raw_reward: i % 7 === 0 ? null : (i % 5) / 4, status: i % 3 ? "completed" : "truncated" }));
+const columns = dataColumns<Row>(["sample_index", "raw_reward", "status"]);
+
+function Harness({ state, onSort }: { state: AsyncState<Row[]>; onSort?: (s: SortingState) => void }) {
+  const [sorting, setSorting] = useState<SortingState>([{ id: "sample_index", desc: false }]);
+  const [filters, setFilters] = useState<ColumnFiltersState>([]);
+  return (
+    <DataTable<Row, CellValue>
+      label="Samples"
+      columns={columns}
+      state={state}
+      getRowId={(r) => String(r.sample_index)}
+      sorting={sorting}
+      onSortingChange={(u) => {
+        const next = typeof u === "function" ? u(sorting) : u;
+        onSort?.(next);
+        setSorting(next);
+      }}
+      columnFilters={filters}
+      onColumnFiltersChange={setFilters}
+    />
+  );
+}
+
+let host: HTMLDivElement;
+let root: Root;
+beforeEach(() => {
+  // jsdom has no layout: give elements a client size so the virtualiser has a window.
+  Object.defineProperty(HTMLElement.prototype, "clientHeight", { configurable: true, get: () => 480 });
+  Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 1000 });
+  host = document.createElement("div");
+  document.body.appendChild(host);
+  root = createRoot(host);
+});
+afterEach(() => {
+  delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
+  delete (HTMLElement.prototype as { clientWidth?: number }).clientWidth;
+  act(() => root.unmount());
+  host.remove();
+});
+
+const bodyRows = () => [...host.querySelectorAll("tbody tr:not(.dt-pad)")];
+const firstCells = () => bodyRows().map((tr) => tr.querySelector("td")?.textContent);
+
+describe("DataTable", () => {
+  it("renders only a window of a large table and counts every row", () => {
+    act(() => root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} />));
+    expect(bodyRows().length).toBeGreaterThan(5);
+    expect(bodyRows().length).toBeLessThan(80);
+    expect(host.querySelector("[data-testid=dt-count]")?.textContent).toBe("5000 rows");
+    expect(firstCells()[0]).toBe("0");
+  });
+
+  it("sorts a new column descending first and keeps nulls last", () => {
+    const seen: SortingState[] = [];
+    act(() => root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} onSort={(s) => seen.push(s)} />));
+    const btn = [...host.querySelectorAll("th button")].find((b) => b.textContent?.startsWith("raw_reward"))!;
+    act(() => (btn as HTMLButtonElement).click());
+    expect(seen.at(-1)).toEqual([{ id: "raw_reward", desc: true }]);
+    expect(bodyRows()[0]!.querySelectorAll("td")[1]!.textContent).toBe("1");
+    act(() => (btn as HTMLButtonElement).click());
+    expect(bodyRows()[0]!.querySelectorAll("td")[1]!.textContent).toBe("0");
+    expect(host.querySelector("th[aria-sort=ascending]")?.textContent).toContain("raw_reward");
+  });
+
+  it("filters with the column grammar and reports the match count", () => {
+    act(() => root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} />));
+    const input = host.querySelector<HTMLInputElement>("input[aria-label='Filter status']")!;
+    act(() => {
+      // React tracks input values: set through the prototype setter so the change event counts.
+      // eslint-disable-next-line @typescript-eslint/unbound-method
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
+      setter.call(input, "trunc");
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    expect(host.querySelector("[data-testid=dt-count]")?.textContent).toBe(`${rows.filter((r) => r.status === "truncated").length} of 5000 rows`);
+  });
+
+  it("shows loading and the server's error message", () => {
+    act(() => root.render(<Harness state={{ isLoading: true, isError: false, data: undefined }} />));
+    expect(host.textContent).toContain("loading…");
+    act(() => root.render(<Harness state={{ isLoading: false, isError: true, data: undefined, error: new Error("this run's trajectories are restricted") }} />));
+    expect(host.querySelector("[role=alert]")?.textContent).toContain("restricted");
+  });
+});
