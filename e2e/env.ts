@@ -4,6 +4,7 @@ export const E2E = {
   user: process.env.E2E_USER ?? "e2e-admin",
   password: process.env.E2E_PASSWORD ?? "",
   token: process.env.E2E_TOKEN ?? "",
+  member: process.env.E2E_MEMBER ?? "e2e-member",
   runsRoot: process.env.E2E_RUNS_ROOT ?? "",
   screenshots: process.env.E2E_SCREENSHOTS ?? "test-results/screens",
 };
