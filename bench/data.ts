@@ -1,0 +1,122 @@
+/**
+ * Bench inputs, generated once and cached under `<data-dir>/bench/` (reused while the
+ * stamp's version matches):
+ *  - `fleet-8h/`   64 GPUs (8 nodes × 8), 8.5 h at 1 Hz (~2 M gpu_util rows), 8 engines
+ *                  scraped every 2 s with the full default whitelist, phases for 64 ranks,
+ *                  a straggler and a stall at the end — lib/demo/fleet.ts, through RunWriter;
+ *  - `dumps/`      one 512-sample agentic step (8 ranks: DP=4 × TP=2) with an 8k-token
+ *                  truncated sample, mirror, sidecar and tokenizer — lib/demo/dumps.ts.
+ * Timestamps are fixed (not "now") so every bench machine reads the same bytes.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { agenticSample, writeRolloutDump, writeTrainDumps, type DemoSample } from "@/lib/demo/dumps";
+import { FLEET_METRICS_FULL, writeFleetRun } from "@/lib/demo/fleet";
+import { DEMO_GENERATOR_VERSION } from "@/lib/demo/generate";
+import { Rng } from "@/lib/demo/prng";
+import { corpusWords, makeConversation } from "@/lib/demo/text";
+import { DemoTokenizer } from "@/lib/demo/tokenizer";
+
+export const BENCH_DATA_VERSION = `${DEMO_GENERATOR_VERSION}.1`;
+export const BENCH_END_TS = 1_764_000_000;
+export const BENCH_HOURS = 8.5;
+export const DUMP_RID = 0;
+export const DUMP_SAMPLES = 512;
+
+export interface BenchData {
+  root: string;
+  fleetDir: string;
+  dumpsDir: string;
+  /** Binary-column cache of the telemetry store (the product keeps it in the data dir). */
+  storeCacheDir: string;
+  /** Sample index of the 8k-token sample in `dumps/`. */
+  longSample: number;
+  generated: boolean;
+}
+
+interface Stamp {
+  version: string;
+  longSample: number;
+}
+
+export async function ensureBenchData(dataDir: string, log: (s: string) => void, force = false): Promise<BenchData> {
+  const root = path.join(dataDir, "bench");
+  const stampFile = path.join(root, "stamp.json");
+  const fleetDir = path.join(root, "fleet-8h");
+  const dumpsDir = path.join(root, "dumps");
+  const storeCacheDir = path.join(root, "store-cache");
+  let stamp: Stamp | null = null;
+  try {
+    stamp = JSON.parse(fs.readFileSync(stampFile, "utf8")) as Stamp;
+  } catch {
+    stamp = null;
+  }
+  if (!force && stamp?.version === BENCH_DATA_VERSION && fs.existsSync(fleetDir) && fs.existsSync(dumpsDir)) {
+    return { root, fleetDir, dumpsDir, storeCacheDir, longSample: stamp.longSample, generated: false };
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.mkdirSync(root, { recursive: true });
+  log(`generating the bench data in ${root} (once; cached until the generator changes)…`);
+  const t = performance.now();
+  let last = -1;
+  await writeFleetRun(fleetDir, {
+    name: "bench-fleet-8h",
+    endTs: BENCH_END_TS,
+    hours: BENCH_HOURS,
+    seed: 4242,
+    scrapeIntervalS: 2,
+    metrics: FLEET_METRICS_FULL,
+    stall: true,
+    onProgress: (f) => {
+      const pct = Math.floor(f * 10) * 10;
+      if (pct !== last) {
+        last = pct;
+        log(`  fleet-8h: ${pct}% (${((performance.now() - t) / 1000).toFixed(0)} s)`);
+      }
+    },
+  });
+  const longSample = await writeDumpRun(dumpsDir);
+  fs.writeFileSync(stampFile, JSON.stringify({ version: BENCH_DATA_VERSION, longSample } satisfies Stamp));
+  log(`  done in ${((performance.now() - t) / 1000).toFixed(0)} s (${du(root)})`);
+  return { root, fleetDir, dumpsDir, storeCacheDir, longSample, generated: true };
+}
+
+async function writeDumpRun(dir: string): Promise<number> {
+  const rng = new Rng(99).fork("bench-dumps");
+  const tok = new DemoTokenizer(corpusWords());
+  tok.writeTo(path.join(dir, "tokenizer"));
+  const samples: DemoSample[] = [];
+  let longSample = -1;
+  for (let g = 0; g < DUMP_SAMPLES / 8; g++) {
+    const family = rng.pick(["math", "search", "code"]);
+    for (let j = 0; j < 8; j++) {
+      const runaway = g === 5 && j === 3;
+      const conv = makeConversation(rng.fork(`c${g}.${j}`), { pCorrect: 0.5, runaway, family });
+      const s = agenticSample(rng.fork(`s${g}.${j}`), tok, conv, {
+        index: g * 8 + j,
+        groupIndex: g,
+        maxResponseLen: 8192,
+        versionOfTurn: (t) => String(t > 1 ? 1 : 0),
+      });
+      if (runaway) longSample = s.index;
+      samples.push(s);
+    }
+  }
+  const writtenAt = BENCH_END_TS - 600;
+  await writeRolloutDump({ runDir: dir, rid: DUMP_RID, evaluation: false, samples, writtenAt, mirror: true, sidecar: true });
+  await writeTrainDumps(rng.fork("train"), { runDir: dir, rid: DUMP_RID, samples, layout: { dp: 4, tp: 2 }, writtenAt: writtenAt + 5 });
+  return longSample;
+}
+
+function du(dir: string): string {
+  let bytes = 0;
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else bytes += fs.statSync(p).size;
+    }
+  };
+  walk(dir);
+  return `${(bytes / 1048576).toFixed(0)} MB`;
+}

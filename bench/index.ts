@@ -1,0 +1,249 @@
+/**
+ * `npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--json FILE]`
+ *
+ * Read-side and collector performance against targets derived from the Python
+ * dashboard's figures (docs/bench.md). Prints one table: median of N runs, the target
+ * next to it, PASS or MISS. Nothing is faked: a missed target is printed with its number.
+ *
+ * Every loop is bounded in count and time; everything listens on 127.0.0.1 only.
+ * "cold" = a fresh child process per measurement (bench/probe.ts); "warm" = repeated in
+ * one process after a first call.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openMetricStore } from "@/lib/store/telemetry";
+import { fail, parseCli, resolveDataDir } from "@/cli/common";
+import { ensureBenchData, DUMP_RID, DUMP_SAMPLES } from "./data";
+import { benchIngest } from "./ingest";
+import { QUERIES, type ProbeTask, type QueryName } from "./probe";
+
+const APP_ROOT = path.resolve(import.meta.dirname, "..");
+const WINDOW_S = 4 * 3600;
+
+/** The Python dashboard's cold / warm milliseconds for the same queries. */
+const PYTHON_MS: Record<QueryName, { cold: number; warm: number }> = {
+  phases: { cold: 1168, warm: 609 },
+  gpu32: { cold: 1238, warm: 457 },
+  fleet: { cold: 761, warm: 483 },
+  heatmap_util: { cold: 339, warm: 113 },
+  advisory: { cold: 812, warm: 84 },
+};
+const LABEL: Record<QueryName, string> = {
+  phases: "phases (64 lanes)",
+  gpu32: "gpu, 32 lanes",
+  fleet: "fleet",
+  heatmap_util: "heatmap util",
+  advisory: "advisory",
+};
+
+interface Row {
+  section: string;
+  name: string;
+  value: string;
+  target: string;
+  ok: boolean | null;
+  raw?: number;
+}
+
+const rows: Row[] = [];
+const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
+
+function add(section: string, name: string, value: number, unit: string, target: number | null, cmp: "le" | "ge" = "le", digits = 0) {
+  const ok = target === null ? null : cmp === "le" ? value <= target : value >= target;
+  rows.push({
+    section,
+    name,
+    value: `${fmt(value, digits)} ${unit}`,
+    target: target === null ? "—" : `${cmp === "le" ? "≤" : "≥"} ${fmt(target, digits)} ${unit}`,
+    ok,
+    raw: value,
+  });
+}
+
+const fmt = (v: number, d: number) => (Number.isFinite(v) ? v.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : String(v));
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** What bench/probe.ts prints; each task fills its own subset. */
+interface ProbeResult {
+  ms: number;
+  sinceProcessStartMs: number;
+  first: number;
+  warm: number | Record<QueryName, number> | null;
+  rssMb: number;
+  gpuBytes: number;
+  gpuRows: number;
+  engBytes: number;
+  engRows: number;
+}
+
+/** Run bench/probe.ts in a fresh Node process (bounded to 180 s). */
+function probe(task: ProbeTask, extraNodeArgs: string[] = []): Promise<ProbeResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [...extraNodeArgs, "--import", "tsx", path.join(APP_ROOT, "bench", "probe.ts"), JSON.stringify(task)],
+      { cwd: APP_ROOT, timeout: 180_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const line = stdout.trim().split("\n").pop() ?? "";
+        try {
+          const out = JSON.parse(line) as { ok: boolean; error?: string } & ProbeResult;
+          if (!out.ok) return reject(new Error(`probe ${task.kind} failed: ${out.error ?? "?"}`));
+          resolve(out);
+        } catch {
+          reject(new Error(`probe ${task.kind} failed: ${err?.message ?? ""} ${stderr.slice(-600)}`));
+        }
+      },
+    );
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCli(process.argv.slice(2), {
+    "data-dir": { type: "string" },
+    repeat: { type: "string", default: "5" },
+    regen: { type: "boolean", default: false },
+    "skip-ingest": { type: "boolean", default: false },
+    json: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (values.help) {
+    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--json FILE]\n");
+    return;
+  }
+  const repeat = Math.max(1, Math.min(20, Number(values.repeat) || 5));
+  const dataDir = resolveDataDir(values["data-dir"]);
+  const started = performance.now();
+  const data = await ensureBenchData(dataDir, log, values.regen);
+  const benchStart = performance.now();
+
+  const store = openMetricStore(data.fleetDir, { follow: false });
+  const range = (await store.timeRange())!;
+  const t1 = range[1];
+  const t0 = t1 - WINDOW_S;
+  const lanes = (await store.laneIndex()).length;
+  log(`run: ${lanes} lanes, ${((range[1] - range[0]) / 3600).toFixed(1)} h; window [t1 − 4 h, t1]; N = ${repeat}`);
+
+  // ---- 1. first open of the run: parse every partition, write the binary-column cache
+  fs.rmSync(data.storeCacheDir, { recursive: true, force: true });
+  const prime = await probe({ kind: "prime", run: data.fleetDir, cacheDir: data.storeCacheDir });
+  add("store", "first full read of the run (JSON, fills the binary cache)", prime.ms, "ms", null);
+
+  // ---- 2. second process over the same run: ready
+  const ready: number[] = [];
+  const readyBoot: number[] = [];
+  for (let i = 0; i < Math.min(repeat, 5); i++) {
+    const r = await probe({ kind: "ready", run: data.fleetDir, cacheDir: data.storeCacheDir });
+    ready.push(r.ms);
+    readyBoot.push(r.sinceProcessStartMs);
+  }
+  add("store", "2nd process: open → meta, lanes, range, 4 h util carpet", median(ready), "ms", 1000);
+  add("store", "  same, counted from process start (Node + tsx boot)", median(readyBoot), "ms", null);
+  const openNoCache: number[] = [];
+  for (let i = 0; i < Math.min(repeat, 3); i++) openNoCache.push((await probe({ kind: "ready", run: data.fleetDir, cacheDir: null })).ms);
+  add("store", "  same without the binary cache (JSON only)", median(openNoCache), "ms", null);
+
+  // ---- 3. cold queries: one fresh process per measurement
+  for (const cache of [data.storeCacheDir, null] as const) {
+    const n = cache ? repeat : Math.min(repeat, 3);
+    for (const q of QUERIES) {
+      const ms: number[] = [];
+      for (let i = 0; i < n; i++) ms.push((await probe({ kind: "cold", run: data.fleetDir, cacheDir: cache, query: q, t0, t1 })).ms);
+      const target = cache ? PYTHON_MS[q].cold / 4 : null;
+      add(cache ? "cold" : "cold, no binary cache", `${LABEL[q]} (py ${PYTHON_MS[q].cold} ms)`, median(ms), "ms", target);
+    }
+    log(`cold queries ${cache ? "with" : "without"} binary cache done`);
+  }
+
+  // ---- 4. warm queries, RSS, bytes per resident row (one process)
+  const warm = await probe({ kind: "warm", run: data.fleetDir, cacheDir: data.storeCacheDir, t0, t1, repeat }, ["--expose-gc"]);
+  const w = warm.warm as Record<QueryName, number>;
+  for (const q of QUERIES) add("warm", `${LABEL[q]} (py ${PYTHON_MS[q].warm} ms)`, w[q], "ms", PYTHON_MS[q].warm / 10, "le", 1);
+  add("memory", "RSS after all queries", warm.rssMb, "MB", 300);
+  add("memory", "bytes per resident gpu_util row", warm.gpuBytes / Math.max(1, warm.gpuRows), "B", 12, "le", 1);
+  add("memory", "bytes per resident engine_series row", warm.engBytes / Math.max(1, warm.engRows), "B", 12, "le", 1);
+  rows.push({ section: "memory", name: `  (${fmt(warm.gpuRows, 0)} gpu rows, ${fmt(warm.engRows, 0)} engine rows resident)`, value: "", target: "", ok: null });
+  log("warm queries done");
+
+  // ---- 5. dump side: 512-sample summary, 8k-token sample
+  const dumpRuns = Math.min(repeat, 3);
+  const uncached: number[] = [];
+  const cachedDisk: number[] = [];
+  let warmSummary = NaN;
+  const cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-bench-dumps-"));
+  try {
+    for (let i = 0; i < dumpRuns; i++) {
+      const dir = path.join(cacheRoot, `u${i}`);
+      const r = await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: dir, op: "summary", rid: DUMP_RID, sample: 0, repeat: i === 0 ? repeat : 0 });
+      uncached.push(r.first);
+      if (i === 0) warmSummary = Number(r.warm);
+    }
+    for (let i = 0; i < dumpRuns; i++) {
+      cachedDisk.push((await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: path.join(cacheRoot, "u0"), op: "summary", rid: DUMP_RID, sample: 0, repeat: 0 })).first);
+    }
+    add("dumps", `summary, ${DUMP_SAMPLES} samples, uncached (fresh process)`, median(uncached), "ms", 1000);
+    add("dumps", "summary, cached on disk (fresh process)", median(cachedDisk), "ms", 1000);
+    add("dumps", "summary, in memory (same process)", warmSummary, "ms", 1000, "le", 1);
+    const tok: number[] = [];
+    let tokWarm = NaN;
+    for (let i = 0; i < dumpRuns; i++) {
+      const r = await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: path.join(cacheRoot, "t"), op: "tokens", rid: DUMP_RID, sample: data.longSample, repeat: i === 0 ? repeat : 0 });
+      tok.push(r.first);
+      if (i === 0) tokWarm = Number(r.warm);
+    }
+    add("dumps", "tokens of the 8k-token sample (fresh process)", median(tok), "ms", 1000);
+    add("dumps", "tokens of the 8k-token sample (same process)", tokWarm, "ms", 1000, "le", 1);
+  } finally {
+    fs.rmSync(cacheRoot, { recursive: true, force: true });
+  }
+  log("dump side done");
+
+  // ---- 6. collector ingest
+  if (!values["skip-ingest"]) {
+    const ing = await benchIngest({ seconds: 10, clients: 4, maxBatches: 5000 });
+    add("collector", "ingest, records/s until flushed", ing.recordsPerS, "rec/s", 50_000, "ge");
+    add("collector", "collector CPU while ingesting", ing.cores, "cores", 1, "le", 2);
+    add("collector", "collector RSS peak (sampled / VmHWM)", Math.max(ing.rssPeakMb, ing.hwmMb ?? 0), "MB", 80);
+    rows.push({
+      section: "collector",
+      name: `  (${fmt(ing.accepted, 0)} records in ${ing.seconds.toFixed(1)} s, ${ing.linesOnDisk.toLocaleString("en-US")} lines on disk, ${ing.rejectedBatches} rejected batches)`,
+      value: "",
+      target: "",
+      ok: null,
+    });
+    log("ingest done");
+  }
+
+  print();
+  const benchS = (performance.now() - benchStart) / 1000;
+  process.stdout.write(`\nmeasured in ${benchS.toFixed(0)} s (${((performance.now() - started) / 1000).toFixed(0)} s with generation); median of N = ${repeat} (dump side and no-cache rows: ${Math.min(repeat, 3)})\n`);
+  if (values.json) fs.writeFileSync(values.json, JSON.stringify(rows, null, 1));
+  const missed = rows.filter((r) => r.ok === false).length;
+  process.stdout.write(missed ? `${missed} target(s) MISSED\n` : "all targets met\n");
+}
+
+function print(): void {
+  const w0 = Math.max(...rows.map((r) => r.name.length), 10);
+  const w1 = Math.max(...rows.map((r) => r.value.length), 8);
+  const w2 = Math.max(...rows.map((r) => r.target.length), 8);
+  let section = "";
+  const out: string[] = [`${"measurement".padEnd(w0)}  ${"median".padStart(w1)}  ${"target".padStart(w2)}  result`];
+  out.push("-".repeat(w0 + w1 + w2 + 14));
+  for (const r of rows) {
+    if (r.section !== section) {
+      section = r.section;
+      out.push(`[${section}]`);
+    }
+    const res = r.ok === null ? "" : r.ok ? "PASS" : "MISS";
+    out.push(`${r.name.padEnd(w0)}  ${r.value.padStart(w1)}  ${r.target.padStart(w2)}  ${res}`);
+  }
+  process.stdout.write(`${out.join("\n")}\n`);
+}
+
+main().catch((err: unknown) => fail(err instanceof Error ? (err.stack ?? err.message) : String(err)));
