@@ -1,0 +1,54 @@
+"use client";
+
+/**
+ * View state lives in the URL. Writes go through the History API so a zoom or a chip does
+ * not re-run the server components: "push" for deliberate choices the Back button should
+ * undo (category, lanes), "replace" for continuous ones (zoom, pan, typing).
+ *
+ * Reads come from the address bar itself (external system: window.location, updated by our
+ * writes and by Back/Forward), with Next's useSearchParams as the server/hydration value.
+ * Next's own search-params state can lag behind entries written with replaceState when
+ * the user goes Back, so it is not trusted after hydration.
+ */
+import { usePathname, useSearchParams } from "next/navigation";
+import { useCallback, useMemo, useSyncExternalStore } from "react";
+
+export type HistoryMode = "push" | "replace";
+
+const subscribers = new Set<() => void>();
+
+function subscribe(fn: () => void): () => void {
+  subscribers.add(fn);
+  window.addEventListener("popstate", fn);
+  return () => {
+    subscribers.delete(fn);
+    window.removeEventListener("popstate", fn);
+  };
+}
+
+function currentSearch(): string {
+  return window.location.search.replace(/^\?/, "");
+}
+
+export function useUrlState(): { params: URLSearchParams; write: (query: string, mode: HistoryMode) => void } {
+  const ssr = useSearchParams().toString();
+  const search = useSyncExternalStore(subscribe, currentSearch, () => ssr);
+  const pathname = usePathname();
+  const write = useCallback(
+    (query: string, mode: HistoryMode) => {
+      const url = `${pathname}${query}${window.location.hash}`;
+      if (url === `${window.location.pathname}${window.location.search}${window.location.hash}`) return;
+      if (mode === "push") window.history.pushState(null, "", url);
+      else window.history.replaceState(null, "", url);
+      for (const fn of subscribers) fn();
+    },
+    [pathname],
+  );
+  const params = useMemo(() => new URLSearchParams(search), [search]);
+  return { params, write };
+}
+
+/** Current params straight from the address bar (for writers that run between renders). */
+export function currentParams(): URLSearchParams {
+  return new URLSearchParams(window.location.search);
+}

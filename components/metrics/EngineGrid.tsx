@@ -1,0 +1,168 @@
+"use client";
+
+/**
+ * sglang category: one chart per engine metric, one line per engine (or per dp rank),
+ * x = wall time as elapsed from the run start (the same origin as Compute Utilization).
+ * Engine colours come from one page-wide order so an engine has the same colour in
+ * every chart; the legend hides/solos engines in all charts at once (kept in the URL).
+ */
+import { useMemo, useState } from "react";
+import type { Range, Zoom } from "@/lib/charts/drag-zoom";
+import { formatClock, formatElapsed, formatTickUnit, formatValueUnit } from "@/lib/charts/format";
+import { describeMetric } from "@/lib/charts/metric-catalog";
+import { seriesColor } from "@/lib/charts/palette";
+import { engineLabels, mergeEngineOrder, niceTicks, prepareEngineChart, stripScheme } from "@/lib/charts/prepare-line";
+import { ApiClientError } from "@/lib/client/fetcher";
+import { useEngineCharts } from "@/lib/client/telemetry-queries";
+import { LineChart } from "@/components/charts/LineChart";
+import { useThemeName } from "@/components/charts/use-chart-theme";
+
+function errText(e: unknown): string {
+  return e instanceof ApiClientError ? e.message : e instanceof Error ? e.message : String(e);
+}
+
+/** Time ticks: nice steps of seconds relative to the origin. */
+function timeTicksFrom(origin: number) {
+  return (domain: [number, number], count: number) => {
+    const rel = niceTicks([domain[0] - origin, domain[1] - origin], count);
+    return rel.map((r) => r + origin);
+  };
+}
+
+export function EngineGrid(props: {
+  runId: string;
+  metrics: readonly string[];
+  follow: boolean;
+  perDpRank: boolean;
+  hidden: readonly string[];
+  t0: number | null;
+  zoomX: Range | null;
+  zoomY: Readonly<Record<string, Range>>;
+  onZoom: (key: string, z: Zoom) => void;
+  onDpRank: (v: boolean) => void;
+  onHidden: (h: string[]) => void;
+}) {
+  const theme = useThemeName();
+  const results = useEngineCharts(props.runId, props.metrics, props.perDpRank, props.follow);
+  const [hoverX, setHoverX] = useState<number | null>(null);
+  // Page-wide order: every label any chart has shown, numerically sorted. Keyed by the
+  // label text so the array (and every chart model) stays the same object between polls.
+  const labelsKey = results.map((r) => engineLabels(r.data).join("\n")).join("\n");
+  const order = useMemo(() => mergeEngineOrder([], labelsKey.split("\n").filter(Boolean)), [labelsKey]);
+  const hidden = useMemo(() => new Set(props.hidden), [props.hidden]);
+  const origin = props.t0 ?? 0;
+  const ticks = useMemo(() => timeTicksFrom(origin), [origin]);
+  const anyLoading = results.some((r) => r.isPending);
+
+  return (
+    <div className="engine-layout">
+      <div className="chart-grid">
+        {props.metrics.map((metric, i) => (
+          <EngineCard
+            key={metric}
+            metric={metric}
+            data={results[i]?.data}
+            loading={results[i]?.isPending ?? true}
+            error={results[i]?.error ? errText(results[i]?.error) : null}
+            order={order}
+            hidden={hidden}
+            theme={theme}
+            origin={origin}
+            ticks={ticks}
+            zoom={{ x: props.zoomX, y: props.zoomY[metric] ?? null }}
+            onZoom={props.onZoom}
+            hoverX={hoverX}
+            onHoverX={setHoverX}
+          />
+        ))}
+      </div>
+      <aside className="panel engine-legend" aria-label="Engines">
+        <h2 className="panel-title">Engines</h2>
+        <label className="check">
+          <input type="checkbox" checked={props.perDpRank} onChange={(e) => props.onDpRank(e.target.checked)} /> split by dp rank
+        </label>
+        {order.length === 0 ? <p className="muted small">{anyLoading ? "loading…" : "no engine series"}</p> : null}
+        <ul className="legend-list">
+          {order.map((label, i) => (
+            <li key={label} className="legend-row">
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={!hidden.has(label)}
+                  onChange={(e) => props.onHidden(e.target.checked ? props.hidden.filter((h) => h !== label) : [...props.hidden, label])}
+                />
+                <span className="swatch-line" style={{ background: seriesColor(i, theme) }} />
+                <span className="mono">{stripScheme(label)}</span>
+              </label>
+              <button type="button" className="link-btn" title="Show only this engine" onClick={() => props.onHidden(order.filter((l) => l !== label))}>
+                solo
+              </button>
+            </li>
+          ))}
+        </ul>
+        {props.hidden.length > 0 ? (
+          <button type="button" className="btn btn-small" onClick={() => props.onHidden([])}>
+            show all
+          </button>
+        ) : null}
+      </aside>
+    </div>
+  );
+}
+
+function EngineCard(props: {
+  metric: string;
+  data: Parameters<typeof prepareEngineChart>[1];
+  loading: boolean;
+  error: string | null;
+  order: readonly string[];
+  hidden: ReadonlySet<string>;
+  theme: ReturnType<typeof useThemeName>;
+  origin: number;
+  ticks: (d: [number, number], c: number) => number[];
+  zoom: Zoom;
+  onZoom: (key: string, z: Zoom) => void;
+  hoverX: number | null;
+  onHoverX: (x: number | null) => void;
+}) {
+  const { metric, data, order, hidden, theme, origin } = props;
+  const model = useMemo(() => prepareEngineChart(metric, data, order, hidden, theme), [metric, data, order, hidden, theme]);
+  const onZoom = props.onZoom;
+  const zoomCb = useMemo(() => (z: Zoom) => onZoom(metric, z), [onZoom, metric]);
+  const desc = describeMetric(`sglang/${metric.replace(/^sglang_/, "")}`);
+  const unit = model.unit;
+  const allZero = model.points > 0 && model.series.every((s) => s.y.every((v) => Number.isNaN(v) || v === 0));
+  return (
+    <article className="panel chart-card" data-testid="metric-card" data-key={metric} aria-label={metric}>
+      <header className="chart-head">
+        <h3 className="chart-title mono" title={desc ?? metric}>
+          {metric}
+        </h3>
+        <span className="chart-side mono muted">{model.series.length} series{allZero ? " · all zero" : ""}</span>
+      </header>
+      {/* always one line, so cards of a grid row line up */}
+      <p className="chart-desc muted">{desc ?? "\u00a0"}</p>
+      {props.error && !data ? (
+        <p className="chart-status error-text" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      {props.error && data ? <p className="chart-status warn-text">refresh failed: {props.error} (showing last data)</p> : null}
+      <LineChart
+        model={model}
+        zoom={props.zoom}
+        onZoom={zoomCb}
+        xFormat={(v) => formatElapsed(v - origin)}
+        xTitle={(v) => `${formatElapsed(v - origin)}  (${formatClock(v)})`}
+        yFormat={(v, step) => formatTickUnit(v, unit, step)}
+        valueFormat={(v) => formatValueUnit(v, unit)}
+        xTicks={props.ticks}
+        hoverX={props.hoverX}
+        onHoverX={props.onHoverX}
+        label={metric}
+        lineWidth={1.25}
+        pending={props.loading && !data}
+      />
+    </article>
+  );
+}

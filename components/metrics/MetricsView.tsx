@@ -1,0 +1,234 @@
+"use client";
+
+/**
+ * Metrics view: category sidebar + filter, one line chart per key of the category
+ * (engine metrics: one line per engine, with a legend), live in follow mode.
+ * State in the URL: cat, q, x (shared x zoom), y:<key> (per-chart y zoom), dp, hide, step.
+ * Keys: `[` / `]` move the step cursor, Enter opens that step's rollouts, Esc resets zoom.
+ */
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { Meta } from "@/lib/charts/api-shapes";
+import type { Range, Zoom } from "@/lib/charts/drag-zoom";
+import { buildCategories, filterKeys, type Category } from "@/lib/charts/metric-catalog";
+import { parseMetricsState, writeMetricsState, type MetricsUrlState } from "@/lib/charts/metrics-url";
+import { ApiClientError } from "@/lib/client/fetcher";
+import { useMeta } from "@/lib/client/telemetry-queries";
+import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
+import { currentParams, useUrlState, type HistoryMode } from "@/components/charts/use-url";
+import { EngineGrid } from "@/components/metrics/EngineGrid";
+import { ScalarGrid } from "@/components/metrics/ScalarGrid";
+import "@/app/views.css";
+
+export interface MetricsNav {
+  /** href of a step's Rollouts view, or null when that step has no dump */
+  stepHref: (axis: string, step: number) => string | null;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof ApiClientError ? `${err.message} (HTTP ${err.status})` : err instanceof Error ? err.message : String(err);
+}
+
+export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta: Meta | null }) {
+  const router = useRouter();
+  const meta = useMeta(runId, initialMeta);
+  const { params, write } = useUrlState();
+  const state = parseMetricsState(params);
+  const m = meta.data;
+
+  const categories = useMemo(() => (m ? buildCategories(m.metric_keys, m.engine_metric_keys) : []), [m]);
+  const active: Category | undefined = categories.find((c) => c.name === state.category) ?? categories[0];
+  const follow = m?.mode === "follow";
+
+  const update = (patch: Partial<MetricsUrlState>, mode: HistoryMode = "replace") => write(writeMetricsState(currentParams(), patch), mode);
+
+  // The filter box keeps its own text: polls and URL writes never wipe what is being typed.
+  const [filterText, setFilterText] = useState(state.filter);
+  const filterTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (filterTimer.current) clearTimeout(filterTimer.current);
+  }, []);
+  const onFilter = (v: string) => {
+    setFilterText(v);
+    if (filterTimer.current) clearTimeout(filterTimer.current);
+    filterTimer.current = setTimeout(() => {
+      filterTimer.current = null;
+      write(writeMetricsState(currentParams(), { filter: v }), "replace");
+    }, 200);
+  };
+  // Back/Forward changed the filter in the URL: adopt it, unless the user is mid-typing.
+  const [urlFilter, setUrlFilter] = useState(state.filter);
+  if (state.filter !== urlFilter) {
+    setUrlFilter(state.filter);
+    if (!filterTimer.current && filterText !== state.filter) setFilterText(state.filter);
+  }
+
+  const keys = useMemo(() => (active ? filterKeys(active.keys, state.filter) : []), [active, state.filter]);
+
+  const trainIds = useMemo(() => new Set(m?.rollout_ids.train ?? []), [m]);
+  const evalIds = useMemo(() => new Set(m?.rollout_ids.eval ?? []), [m]);
+  const base = `/runs/${encodeURIComponent(runId)}`;
+  const nav: MetricsNav = useMemo(
+    () => ({
+      stepHref: (axis, step) => {
+        if (axis === "rollout/step" && trainIds.has(step)) return `${base}/rollout/${step}`;
+        if (axis === "eval/step" && evalIds.has(step)) return `${base}/rollout/${step}?eval=1`;
+        return null;
+      },
+    }),
+    [base, trainIds, evalIds],
+  );
+
+  const setZoom = (key: string, z: Zoom) => {
+    const y: Record<string, Range> = { ...state.y };
+    if (z.y) y[key] = z.y;
+    else delete y[key];
+    update({ x: z.x, y });
+  };
+
+  // External system: the keyboard. `[`/`]` step cursor, Enter opens it, Esc resets zoom.
+  const kbd = useRef({ trainIds: [...trainIds].sort((a, b) => a - b), nav, update, router });
+  kbd.current = { trainIds: [...trainIds].sort((a, b) => a - b), nav, update, router };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const { trainIds: ids, nav: n, update: up, router: r } = kbd.current;
+      // the address bar, not the last render: two quick key presses must both count
+      const s = parseMetricsState(currentParams());
+      if (e.key === "Escape") {
+        up({ x: null, y: {}, step: null });
+      } else if ((e.key === "[" || e.key === "]") && ids.length > 0) {
+        const cur = s.step;
+        let next: number | undefined;
+        if (cur === null) next = e.key === "]" ? ids[0] : ids[ids.length - 1];
+        else if (e.key === "]") next = ids.find((v) => v > cur) ?? ids[ids.length - 1];
+        else next = [...ids].reverse().find((v) => v < cur) ?? ids[0];
+        if (next !== undefined) up({ step: next });
+      } else if (e.key === "Enter" && s.step !== null) {
+        const href = n.stepHref("rollout/step", s.step);
+        if (href) r.push(href);
+      } else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  if (meta.isPending) return <p className="muted">loading metrics…</p>;
+  if (!m) {
+    return (
+      <div className="error-box" role="alert">
+        Could not load this run&apos;s metrics: {errorText(meta.error)}{" "}
+        <button type="button" className="btn" onClick={() => void meta.refetch()}>
+          Retry
+        </button>
+      </div>
+    );
+  }
+
+  const t1 = m.time_range ? m.time_range[1] : null;
+  const t0 = m.time_range ? m.time_range[0] : null;
+  const zoomText = state.x ? `${state.x[0].toPrecision(4)} – ${state.x[1].toPrecision(4)}` : null;
+  const stepHref = state.step !== null ? nav.stepHref("rollout/step", state.step) : null;
+
+  return (
+    <div className="metrics-layout" data-testid="metrics-view" data-category={active?.name ?? ""}>
+      <aside className="panel metrics-side" aria-label="Metric categories">
+        <h2 className="panel-title">Metrics</h2>
+        <input
+          className="input"
+          type="search"
+          placeholder="filter…"
+          aria-label="Filter metrics"
+          value={filterText}
+          onChange={(e) => onFilter(e.target.value)}
+        />
+        <nav className="cat-list" aria-label="Categories">
+          {categories.map((c) => {
+            const n = filterKeys(c.keys, state.filter).length;
+            return (
+              <button
+                key={c.name}
+                type="button"
+                className="cat-btn"
+                aria-pressed={c.name === active?.name}
+                onClick={() => {
+                  const crossing = (c.kind === "engine") !== (active?.kind === "engine");
+                  update({ category: c.name, ...(crossing ? { x: null, y: {} } : {}) }, "push");
+                }}
+              >
+                <span>{c.name}</span>
+                <span className="cat-count">{state.filter ? `${n}/${c.keys.length}` : c.keys.length}</span>
+              </button>
+            );
+          })}
+        </nav>
+        {m.metric_keys.some((k) => k.startsWith("dump/")) && !m.capabilities.has_metrics ? (
+          <p className="muted small">No metrics stream: values are aggregated from the rollout dumps.</p>
+        ) : null}
+      </aside>
+
+      <section className="metrics-main">
+        <div className="view-toolbar">
+          <FreshnessBadge mode={m.mode} t1={t1} failing={meta.isError} error={meta.error ? errorText(meta.error) : null} />
+          {zoomText || Object.keys(state.y).length > 0 ? (
+            <span className="zoom-pill">
+              zoom {zoomText ? `x ${zoomText}` : ""}
+              {Object.keys(state.y).length > 0 ? ` · y on ${Object.keys(state.y).length} chart(s)` : ""}
+              <button type="button" className="link-btn" onClick={() => update({ x: null, y: {} })} title="Reset zoom (Esc)">
+                reset
+              </button>
+            </span>
+          ) : null}
+          {state.step !== null ? (
+            <span className="zoom-pill" data-testid="step-cursor">
+              step {state.step}
+              {stepHref ? (
+                <Link href={stepHref} className="link-btn">
+                  open rollouts →
+                </Link>
+              ) : null}
+              <button type="button" className="link-btn" onClick={() => update({ step: null })} aria-label="Clear step cursor">
+                ×
+              </button>
+            </span>
+          ) : null}
+          <span className="hint muted">drag = zoom · dbl-click = reset · click a point = open its step · [ ] = step · Esc = reset</span>
+        </div>
+
+        {categories.length === 0 ? (
+          <div className="empty panel">
+            No metrics logged for this run yet{follow ? " — waiting for the first step" : ""}.
+            {m.capabilities.has_timeline ? (
+              <>
+                {" "}
+                GPU telemetry is available under <Link href={`${base}/timeline`}>Compute Utilization</Link>.
+              </>
+            ) : null}
+          </div>
+        ) : keys.length === 0 ? (
+          <div className="empty panel">No metrics here match “{state.filter}”.</div>
+        ) : active?.kind === "engine" ? (
+          <EngineGrid
+            runId={runId}
+            metrics={keys}
+            follow={follow}
+            perDpRank={state.perDpRank}
+            hidden={state.hidden}
+            t0={t0}
+            zoomX={state.x}
+            zoomY={state.y}
+            onZoom={setZoom}
+            onDpRank={(v) => update({ perDpRank: v, hidden: [] })}
+            onHidden={(h) => update({ hidden: h })}
+          />
+        ) : (
+          <ScalarGrid runId={runId} keys={keys} follow={follow} zoomX={state.x} zoomY={state.y} onZoom={setZoom} step={state.step} nav={nav} />
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+import { act } from "react";
+import { createRoot, type Root } from "react-dom/client";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { LaneSelector } from "@/components/timeline/LaneSelector";
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let host: HTMLDivElement;
+let root: Root;
+beforeEach(() => {
+  host = document.createElement("div");
+  document.body.appendChild(host);
+  root = createRoot(host);
+});
+afterEach(() => {
+  act(() => root.unmount());
+  host.remove();
+});
+
+function type(input: HTMLInputElement, value: string) {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the native setter bypasses React's value tracker, as real typing does
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
+  setter.call(input, value);
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+function render(props: Partial<Parameters<typeof LaneSelector>[0]> & { onChange: (s: string) => void }) {
+  act(() =>
+    root.render(
+      <LaneSelector selection="g:0-3" serverError={null} total={4} shown={4} onPick={async () => null} {...props} />,
+    ),
+  );
+}
+
+describe("LaneSelector", () => {
+  it("shows one chip per term and appends a typed term on Enter", () => {
+    const onChange = vi.fn();
+    render({ onChange });
+    expect(host.querySelectorAll('[data-testid="lane-chip"]')).toHaveLength(1);
+    const input = host.querySelector<HTMLInputElement>('input[aria-label="Add lanes"]')!;
+    act(() => {
+      type(input, "rank:2");
+    });
+    act(() => {
+      input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    });
+    expect(onChange).toHaveBeenCalledWith("g:0-3,rank:2");
+    expect(input.value).toBe("");
+  });
+
+  it("flags a bad term inline, keeps the text and changes nothing", () => {
+    const onChange = vi.fn();
+    render({ onChange });
+    const input = host.querySelector<HTMLInputElement>('input[aria-label="Add lanes"]')!;
+    act(() => {
+      type(input, "bogus:1");
+    });
+    act(() => {
+      input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    });
+    expect(onChange).not.toHaveBeenCalled();
+    expect(host.querySelector('[data-testid="lane-error"]')?.textContent).toContain("unknown lane selector kind 'bogus'");
+    expect(input.value).toBe("bogus:1");
+    expect(input.getAttribute("aria-invalid")).toBe("true");
+  });
+
+  it("keeps typed text when the selection is refreshed from outside", () => {
+    const onChange = vi.fn();
+    render({ onChange });
+    const input = host.querySelector<HTMLInputElement>('input[aria-label="Add lanes"]')!;
+    act(() => {
+      type(input, "g:1");
+    });
+    render({ onChange, selection: "g:0-3", total: 4 });
+    expect(host.querySelector<HTMLInputElement>('input[aria-label="Add lanes"]')!.value).toBe("g:1");
+  });
+
+  it("warns when the selection exceeds the render budget and shows the server's error", () => {
+    render({ onChange: vi.fn(), total: 40, shown: 32, serverError: "bad lane selector 'x': expected kind:value" });
+    expect(host.textContent).toContain("40 lanes selected; showing the first 32");
+    expect(host.textContent).toContain("32 of 40 lanes shown");
+    expect(host.querySelector('[role="alert"]')?.textContent).toContain("expected kind:value");
+  });
+});

@@ -1,0 +1,418 @@
+"use client";
+
+/**
+ * Compute Utilization view: toolbar, lane selection, MFU, advisory, overview (carpet ≤ 64
+ * lanes, fleet above), the time-aligned step strip, per-GPU lanes and the legend.
+ *
+ * State: everything a user chooses is in the URL (lanes, window, overlay, toggles, carpet
+ * metric, step). The viewport itself moves through a small store at pointer rate and is
+ * written to the URL once an interaction settles (300 ms), which is also when the data
+ * window is re-checked. In follow mode meta polls every 5 s; a viewport pinned to the
+ * newest data trails it, and only queries whose inputs changed refetch.
+ */
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { Meta, TopologyResponse } from "@/lib/charts/api-shapes";
+import { formatCompact } from "@/lib/charts/format";
+import {
+  brushToggle,
+  capLanes,
+  defaultSpacedSelection,
+  resolveLocally,
+  FLEET_THRESHOLD,
+  shownSelection,
+} from "@/lib/charts/lane-selection";
+import { neighbourStep, prepareSteps, type StepSpan } from "@/lib/charts/prepare-bubbles";
+import { prepareLanes, prepareProcessTracks } from "@/lib/charts/prepare-lanes";
+import { OVERLAYS, overlayMetric, parseTimelineState, writeTimelineState, type TimelineUrlState } from "@/lib/charts/timeline-url";
+import {
+  clampViewport,
+  covers,
+  fetchWindow,
+  followViewport,
+  isPinned,
+  latestViewport,
+  panBy,
+  span,
+  stepViewport,
+  zoomAround,
+} from "@/lib/charts/timeline-viewport";
+import { ApiClientError } from "@/lib/client/fetcher";
+import {
+  fetchOutliers,
+  useAdvisory,
+  useBubbles,
+  useEngineSeries,
+  useFleet,
+  useGpu,
+  useHeatmap,
+  useMeta,
+  useMetricSeries,
+  usePhases,
+  useProcesses,
+  useResolvedLanes,
+  useTopology,
+  type Win,
+} from "@/lib/client/telemetry-queries";
+import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
+import { useThemeName } from "@/components/charts/use-chart-theme";
+import { currentParams, useUrlState, type HistoryMode } from "@/components/charts/use-url";
+import { Carpet } from "@/components/timeline/Carpet";
+import { FleetOverview } from "@/components/timeline/FleetOverview";
+import { AdvisoryPanel, Legend, MfuTile } from "@/components/timeline/InfoPanels";
+import { LaneCanvas, type TimeFormat } from "@/components/timeline/LaneCanvas";
+import { LaneSelector } from "@/components/timeline/LaneSelector";
+import { StepStrip } from "@/components/timeline/StepStrip";
+import { createViewportStore } from "@/components/timeline/viewport-store";
+import "@/app/views.css";
+
+const SETTLE_MS = 300;
+const GPU_MAX_POINTS = 4000;
+const CARPET_BUCKETS = 1200;
+const FLEET_BUCKETS = 600;
+
+function errText(e: unknown): string | null {
+  if (!e) return null;
+  return e instanceof ApiClientError ? e.message : e instanceof Error ? e.message : "request failed";
+}
+
+export function TimelineView({ runId, initialMeta, initialTopology = null }: { runId: string; initialMeta: Meta | null; initialTopology?: TopologyResponse | null }) {
+  const meta = useMeta(runId, initialMeta);
+  const m = meta.data;
+  const base = `/runs/${encodeURIComponent(runId)}`;
+  if (meta.isPending) return <p className="muted">loading…</p>;
+  if (!m) {
+    return (
+      <div className="error-box" role="alert">
+        Could not load this run: {errText(meta.error)}{" "}
+        <button type="button" className="btn" onClick={() => void meta.refetch()}>
+          Retry
+        </button>
+      </div>
+    );
+  }
+  if (!m.capabilities.has_timeline) {
+    return (
+      <div className="panel empty-explain" data-testid="timeline-absent">
+        <h2>No compute telemetry for this run</h2>
+        <p>
+          This view draws GPU phases and utilization from the collector&apos;s <code>dashboard/phases</code> and <code>dashboard/gpu_util</code> streams. This run has
+          neither{m.mode === "follow" ? " yet — it will appear here once the collector writes them" : ""}.
+        </p>
+        <p className="muted">
+          Start the training job with the dashboard collector enabled to record them.{" "}
+          {m.metric_keys.length > 0 ? (
+            <>
+              Its logged metrics are under <Link href={`${base}/metrics`}>Metrics</Link>.
+            </>
+          ) : null}
+        </p>
+      </div>
+    );
+  }
+  if (!m.time_range) {
+    return (
+      <p className="muted" data-testid="timeline-waiting">
+        waiting for timeline data…
+      </p>
+    );
+  }
+  return (
+    <TimelineBody runId={runId} meta={m} metaFailing={meta.isError} metaError={errText(meta.error)} T0={m.time_range[0]} T1={m.time_range[1]} initialTopology={initialTopology} />
+  );
+}
+
+function TimelineBody({
+  runId,
+  meta,
+  metaFailing,
+  metaError,
+  T0,
+  T1,
+  initialTopology,
+}: {
+  runId: string;
+  meta: Meta;
+  metaFailing: boolean;
+  metaError: string | null;
+  T0: number;
+  T1: number;
+  initialTopology: TopologyResponse | null;
+}) {
+  const router = useRouter();
+  const theme = useThemeName();
+  const maxWindow = meta.capabilities.max_window_s;
+  const follow = meta.mode === "follow";
+  const base = `/runs/${encodeURIComponent(runId)}`;
+  const { params, write } = useUrlState();
+  const st = parseTimelineState(params);
+  const update = (patch: Partial<TimelineUrlState>, mode: HistoryMode = "replace") => write(writeTimelineState(currentParams(), patch), mode);
+
+  const [store] = useState(() =>
+    createViewportStore(
+      st.viewport
+        ? clampViewport(st.viewport, T0, T1, maxWindow)
+        : st.span
+          ? clampViewport({ v0: T1 - st.span, v1: T1 }, T0, T1, maxWindow)
+          : latestViewport(T0, T1, maxWindow),
+    ),
+  );
+  const [fetched, setFetched] = useState<Win>(() => {
+    const f = fetchWindow(store.get(), T0, T1, maxWindow);
+    return { t0: f.v0, t1: f.v1 };
+  });
+  const [overviewWin, setOverviewWin] = useState<Win>(() => ({ t0: store.get().v0, t1: store.get().v1 }));
+
+  // Sync: new data range (follow tick) → a pinned viewport trails the newest data.
+  const prevRange = useRef({ T0, T1 });
+  useEffect(() => {
+    const prev = prevRange.current;
+    if (prev.T0 === T0 && prev.T1 === T1) return;
+    prevRange.current = { T0, T1 };
+    store.set(followViewport(store.get(), prev.T1, T0, T1, maxWindow));
+  }, [T0, T1, maxWindow, store]);
+
+  // Sync: URL window (back/forward, pasted link) → store.
+  const urlV0 = st.viewport?.v0;
+  const urlV1 = st.viewport?.v1;
+  useEffect(() => {
+    if (urlV0 === undefined || urlV1 === undefined) return;
+    const v = store.get();
+    if (Math.abs(v.v0 - urlV0) > 0.05 || Math.abs(v.v1 - urlV1) > 0.05) store.set(clampViewport({ v0: urlV0, v1: urlV1 }, prevRange.current.T0, prevRange.current.T1, maxWindow));
+  }, [urlV0, urlV1, store, maxWindow]);
+
+  // Sync: store → URL + data window, once an interaction settles (external: timers).
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const settle = () => {
+      const v = store.get();
+      const { T0: a, T1: b } = prevRange.current;
+      const pinned = isPinned(v, b);
+      const full = latestViewport(a, b, maxWindow);
+      const isLatest = pinned && Math.abs(span(v) - span(full)) < 1e-3;
+      write(writeTimelineState(currentParams(), { viewport: pinned ? null : v, span: pinned && !isLatest ? span(v) : null }), "replace");
+      setFetched((prev) => {
+        if (covers({ v0: prev.t0, v1: prev.t1 }, v) && !(pinned && prev.t1 < b)) return prev;
+        const f = fetchWindow(v, a, b, maxWindow);
+        return { t0: f.v0, t1: f.v1 };
+      });
+      setOverviewWin((prev) => (prev.t0 === v.v0 && prev.t1 === v.v1 ? prev : { t0: v.v0, t1: v.v1 }));
+    };
+    const unsub = store.subscribe(() => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(settle, SETTLE_MS);
+    });
+    return () => {
+      unsub();
+      if (timer) clearTimeout(timer);
+    };
+  }, [store, write, maxWindow]);
+
+  // ---- lanes
+  const topology = useTopology(runId, follow, initialTopology);
+  const allLanes = useMemo(() => topology.data?.lanes ?? [], [topology.data]);
+  const defaultSel = topology.data ? (defaultSpacedSelection(allLanes) ?? "") : null;
+  const selection = st.lanes ?? defaultSel;
+  // The default of 8 spaced lanes is a real selection: written to the URL (no history entry).
+  useEffect(() => {
+    if (st.lanes === null && defaultSel !== null && defaultSel !== "") update({ lanes: defaultSel }, "replace");
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when the default becomes known or the URL loses lanes
+  }, [st.lanes, defaultSel]);
+
+  // Index-only selections resolve here from the topology; catalog terms (rank, engine,
+  // role) and anything malformed go to the server, which is the grammar's judge.
+  const local = useMemo(() => (selection !== null && topology.data ? resolveLocally(selection, allLanes) : null), [selection, topology.data, allLanes]);
+  const resolved = useResolvedLanes(runId, selection ?? "", selection === null || local !== null ? null : T1);
+  const lastGood = useRef<readonly { node: string; gpu: number; index: number }[]>([]);
+  if (local) lastGood.current = local;
+  else if (resolved.data && !resolved.isPlaceholderData) lastGood.current = resolved.data;
+  const serverSide = local === null;
+  const resolvedNow = local ?? (resolved.isError ? lastGood.current : (resolved.data ?? lastGood.current));
+  // Same lanes as before (a follow tick re-resolves) ⇒ same array, so nothing redraws.
+  const stable = useRef(resolvedNow);
+  const laneKey = (ls: readonly { node: string; gpu: number; index: number }[]) => ls.map((l) => `${l.index}@${l.node}:${l.gpu}`).join(",");
+  if (stable.current !== resolvedNow && laneKey(stable.current) !== laneKey(resolvedNow)) stable.current = resolvedNow;
+  const resolvedLanes = stable.current;
+  const capped = useMemo(() => capLanes(resolvedLanes), [resolvedLanes]);
+  const shown = capped.shown;
+  const dataLanes = shownSelection(shown);
+  const selectedSet = useMemo(() => new Set(resolvedLanes.map((l) => l.index)), [resolvedLanes]);
+
+  const hasLanes = shown.length > 0;
+  const phases = usePhases(runId, fetched, dataLanes, hasLanes);
+  const gpu = useGpu(runId, fetched, dataLanes, GPU_MAX_POINTS, hasLanes);
+  const procs = useProcesses(runId, fetched, dataLanes, hasLanes);
+  const ovId = st.overlay === undefined ? (meta.capabilities.has_engine_series ? OVERLAYS[0].id : null) : st.overlay;
+  const ovMetric = meta.capabilities.has_engine_series ? overlayMetric(ovId) : null;
+  const engine = useEngineSeries(runId, ovMetric, { perDpRank: false, win: fetched, maxPoints: GPU_MAX_POINTS, follow: false });
+
+  const model = useMemo(
+    () =>
+      prepareLanes({
+        lanes: shown,
+        phases: phases.data?.phases,
+        gpu: gpu.data,
+        windows: topology.data?.windows,
+        overlayMetric: ovMetric,
+        engine: ovMetric ? engine.data : undefined,
+      }),
+    [shown, phases.data, gpu.data, topology.data, ovMetric, engine.data],
+  );
+  const processTracks = useMemo(() => prepareProcessTracks(procs.data?.processes), [procs.data]);
+
+  // ---- overview
+  const totalLanes = allLanes.length;
+  const manyLanes = meta.capabilities.use_utilization_overview || totalLanes > FLEET_THRESHOLD;
+  // The overview covers the same margin-padded window as the lanes (at the viewport's
+  // resolution), so a pan within the margin never shows an empty carpet.
+  const overRatio = Math.max(1, (fetched.t1 - fetched.t0) / Math.max(1e-9, overviewWin.t1 - overviewWin.t0));
+  const carpetBuckets = Math.min(4000, Math.round(CARPET_BUCKETS * overRatio));
+  const fleetBuckets = Math.min(4000, Math.round(FLEET_BUCKETS * overRatio));
+  const heatmap = useHeatmap(runId, st.carpet, fetched, carpetBuckets, { enabled: !manyLanes && topology.isSuccess, follow });
+  const fleet = useFleet(runId, fetched, fleetBuckets, { enabled: manyLanes, follow });
+
+  // ---- steps, advisory, mfu
+  const bubbles = useBubbles(runId, follow);
+  const steps = useMemo(() => prepareSteps(bubbles.data?.bubbles ?? []), [bubbles.data]);
+  const advisory = useAdvisory(runId, follow);
+  const hasMfuKey = meta.metric_keys.includes("perf/actor_train_mfu");
+  const mfuTrend = useMetricSeries(runId, "rollout/step", hasMfuKey ? ["perf/actor_train_mfu"] : [], follow);
+
+  const trainIds = useMemo(() => new Set(meta.rollout_ids.train), [meta.rollout_ids.train]);
+  const stepHref = (step: number) => (trainIds.has(step) ? `${base}/rollout/${step}` : null);
+  const goStep = (s: StepSpan) => {
+    const r = prevRange.current;
+    store.set(stepViewport(s.t1, s.t1 - s.t0, r.T0, r.T1, maxWindow));
+    update({ step: s.step });
+  };
+  const latest = () => {
+    const r = prevRange.current;
+    store.set(latestViewport(r.T0, r.T1, maxWindow));
+    update({ step: null });
+  };
+
+  // External system: the keyboard. [ ] steps, Esc latest window, +/− zoom, ←/→ pan.
+  const kbd = useRef({ steps, goStep, latest });
+  kbd.current = { steps, goStep, latest };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const k = kbd.current;
+      const v = store.get();
+      const { T0: a, T1: b } = prevRange.current;
+      const centre = (v.v0 + v.v1) / 2;
+      if (e.key === "[" || e.key === "]") {
+        // the address bar, not the last render: two quick key presses must both count
+        const s = neighbourStep(k.steps, parseTimelineState(currentParams()).step, centre, e.key === "]" ? 1 : -1);
+        if (s) k.goStep(s);
+      } else if (e.key === "Escape") k.latest();
+      else if (e.key === "+" || e.key === "=") store.set(zoomAround(v, centre, 0.5, a, b, maxWindow));
+      else if (e.key === "-" || e.key === "_") store.set(zoomAround(v, centre, 2, a, b, maxWindow));
+      else if ((e.key === "ArrowLeft" || e.key === "ArrowRight") && t?.closest(".lanes-box")) store.set(panBy(v, (e.key === "ArrowLeft" ? -0.2 : 0.2) * span(v), a, b));
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [store, maxWindow]);
+
+  const fmt: TimeFormat = { absTime: st.absTime, utc: st.utc, T0 };
+  const ovLabel = ovMetric ? (OVERLAYS.find((o) => o.metric === ovMetric)?.id ?? ovMetric) : null;
+  const laneError = serverSide && resolved.isError ? errText(resolved.error) : null;
+  const dataError = errText(phases.error) ?? errText(gpu.error) ?? errText(engine.error);
+  const loadingLanes = (serverSide && resolved.isPending) || phases.isFetching || gpu.isFetching;
+
+  const onPick = async (criterion: string): Promise<string | null> => {
+    try {
+      const res = await fetchOutliers(runId, criterion, 8);
+      if (res.outliers.length === 0) return `no lanes to pick for ${criterion}`;
+      update({ lanes: res.outliers.map((o) => `gpu:${o.node}:${o.gpu}`).join(",") }, "push");
+      return `picked ${res.outliers.length} lane(s): ${criterion.replace("_", " ")}`;
+    } catch (err) {
+      return `pick failed: ${errText(err)}`;
+    }
+  };
+
+  return (
+    <div className="timeline" data-testid="timeline-view" data-advisory={advisory.isPending ? "loading" : "done"}>
+      <div className="control-row toolbar" role="toolbar" aria-label="Timeline options">
+        <span className="muted">Overlay</span>
+        {meta.capabilities.has_engine_series ? (
+          OVERLAYS.map((o) => (
+            <button key={o.id} type="button" className="chip-btn" aria-pressed={ovId === o.id} onClick={() => update({ overlay: ovId === o.id ? null : o.id })}>
+              {o.id}
+            </button>
+          ))
+        ) : (
+          <span className="muted">(no engine series)</span>
+        )}
+        <button type="button" className="chip-btn" aria-pressed={st.mem} onClick={() => update({ mem: !st.mem })}>
+          mem
+        </button>
+        <button type="button" className="chip-btn" aria-pressed={st.absTime} onClick={() => update({ absTime: !st.absTime })}>
+          abs time
+        </button>
+        {st.absTime ? (
+          <button type="button" className="chip-btn" aria-pressed={st.utc} onClick={() => update({ utc: !st.utc })}>
+            UTC
+          </button>
+        ) : null}
+        <button type="button" className="btn btn-small" onClick={latest} title="Show the newest 4 h and follow new data (Esc)">
+          latest window
+        </button>
+        {model.overlay && ovLabel ? (
+          <span className="overlay-scale mono small">
+            {ovLabel} scale 0–{formatCompact(model.overlay.max)}
+          </span>
+        ) : null}
+        <FreshnessBadge mode={meta.mode} t1={T1} failing={metaFailing} error={metaError} />
+        {meta.data_buffer_length !== null ? <span className="muted small">databuffer: {meta.data_buffer_length} groups</span> : null}
+        <span className="hint muted small">drag = pan · Ctrl+wheel or +/− = zoom · window ≤ {Math.round(maxWindow / 3600)}h</span>
+      </div>
+
+      <LaneSelector
+        selection={selection ?? ""}
+        onChange={(sel) => update({ lanes: sel }, "push")}
+        serverError={laneError}
+        total={local || resolved.data || resolved.isError ? resolvedLanes.length : null}
+        shown={shown.length}
+        onPick={onPick}
+      />
+
+      {advisory.data?.mfu ? <MfuTile mfu={advisory.data.mfu} trend={mfuTrend.data?.["perf/actor_train_mfu"]} metricsHref={`${base}/metrics?cat=perf&q=mfu`} /> : null}
+      <AdvisoryPanel items={advisory.data?.advisories ?? []} stale={advisory.isError && advisory.data ? errText(advisory.error) : null} />
+
+      {manyLanes ? (
+        <FleetOverview data={fleet.data} store={store} fmt={fmt} error={errText(fleet.error)} totalLanes={totalLanes} />
+      ) : (
+        <Carpet
+          data={heatmap.data}
+          metric={st.carpet}
+          onMetric={(c) => update({ carpet: c })}
+          store={store}
+          selected={selectedSet}
+          onBrush={(idx) => update({ lanes: brushToggle(selection ?? "", (selection ?? "") === "" ? null : selectedSet, idx, allLanes.map((l) => l.index)) }, "push")}
+          fmt={fmt}
+          error={errText(heatmap.error)}
+          loading={heatmap.isFetching && !heatmap.data}
+        />
+      )}
+
+      {steps.length > 0 ? <StepStrip steps={steps} store={store} current={st.step} onStep={goStep} stepHref={stepHref} onOpen={(s) => { const h = stepHref(s); if (h) router.push(h); }} /> : null}
+
+      <section className="panel tl-panel lanes-panel" aria-label="GPU lanes">
+        {dataError ? (
+          <p className="error-text" role="alert">
+            {dataError}
+          </p>
+        ) : null}
+        <LaneCanvas model={model} processes={processTracks} store={store} T0={T0} T1={T1} maxWindow={maxWindow} mem={st.mem} fmt={fmt} overlayLabel={ovLabel} total={resolvedLanes.length} loading={loadingLanes} />
+      </section>
+
+      <Legend phases={model.phasesPresent} theme={theme} overlayLabel={model.overlay ? ovLabel : null} mem={st.mem} memMaxGb={model.memMaxMb / 1024} overlayMax={model.overlay?.max ?? null} />
+    </div>
+  );
+}

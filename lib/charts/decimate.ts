@@ -1,0 +1,182 @@
+/**
+ * Density reduction for drawing: per-pixel-column M4 (first, min, max, last of every
+ * column), so spikes and dips always survive (the original averaged buckets and hid
+ * them). NaN is a gap: a column is closed at a gap and a NaN break is emitted, so a line
+ * never bridges missing data. Columns are sorted x (binary searches assume it).
+ */
+
+/** First index i with xs[i] >= v (xs ascending). */
+export function lowerBound(xs: ArrayLike<number>, v: number, lo = 0, hi = xs.length): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index i with xs[i] > v (xs ascending). */
+export function upperBound(xs: ArrayLike<number>, v: number, lo = 0, hi = xs.length): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Index range [i0, i1) to draw for the window [x0, x1]: the points inside plus one
+ * neighbour on each side, so the line runs to the plot edge (it is clipped there).
+ */
+export function visibleRange(xs: ArrayLike<number>, x0: number, x1: number): [number, number] {
+  const a = lowerBound(xs, x0);
+  const b = upperBound(xs, x1);
+  return [Math.max(0, a - 1), Math.min(xs.length, b + 1)];
+}
+
+/** Index of the sample nearest to v in x, or -1 when empty. */
+export function nearestIndex(xs: ArrayLike<number>, v: number): number {
+  const n = xs.length;
+  if (n === 0) return -1;
+  const i = lowerBound(xs, v);
+  if (i <= 0) return 0;
+  if (i >= n) return n - 1;
+  return v - xs[i - 1]! <= xs[i]! - v ? i - 1 : i;
+}
+
+/** Nearest index whose y is finite, looking outwards from the x-nearest one; -1 if none within maxSteps. */
+export function nearestFiniteIndex(xs: ArrayLike<number>, ys: ArrayLike<number>, v: number, maxSteps = 64): number {
+  const i = nearestIndex(xs, v);
+  if (i < 0) return -1;
+  if (Number.isFinite(ys[i]!)) return i;
+  for (let d = 1; d <= maxSteps; d++) {
+    const l = i - d;
+    const r = i + d;
+    const lOk = l >= 0 && Number.isFinite(ys[l]!);
+    const rOk = r < xs.length && Number.isFinite(ys[r]!);
+    if (lOk && rOk) return v - xs[l]! <= xs[r]! - v ? l : r;
+    if (lOk) return l;
+    if (rOk) return r;
+  }
+  return -1;
+}
+
+export interface Reduced {
+  x: Float64Array;
+  y: Float64Array;
+  /** number of valid entries in x/y (the arrays may be longer) */
+  length: number;
+  /** input points in the window */
+  inputCount: number;
+  /** true when points were merged (the chart shows a "reduced" mark) */
+  reduced: boolean;
+}
+
+class Out {
+  x: Float64Array;
+  y: Float64Array;
+  n = 0;
+  constructor(cap: number) {
+    this.x = new Float64Array(Math.max(8, cap));
+    this.y = new Float64Array(Math.max(8, cap));
+  }
+  push(x: number, y: number): void {
+    if (this.n === this.x.length) {
+      const nx = new Float64Array(this.x.length * 2);
+      nx.set(this.x);
+      const ny = new Float64Array(this.y.length * 2);
+      ny.set(this.y);
+      this.x = nx;
+      this.y = ny;
+    }
+    this.x[this.n] = x;
+    this.y[this.n] = y;
+    this.n++;
+  }
+  gap(): void {
+    if (this.n > 0 && !Number.isNaN(this.y[this.n - 1]!)) this.push(this.x[this.n - 1]!, Number.NaN);
+  }
+}
+
+/**
+ * Reduce the window [x0, x1] of (xs, ys) for a plot `widthPx` wide. When the window holds
+ * at most `threshold` points (default: one per pixel) the raw points are returned.
+ */
+export function reduceM4(
+  xs: ArrayLike<number>,
+  ys: ArrayLike<number>,
+  x0: number,
+  x1: number,
+  widthPx: number,
+  threshold = Math.max(2, Math.floor(widthPx)),
+): Reduced {
+  const [i0, i1] = visibleRange(xs, x0, x1);
+  const count = i1 - i0;
+  const span = x1 - x0;
+  if (count <= threshold || !(span > 0) || widthPx < 1) {
+    const out = new Out(count + 1);
+    for (let i = i0; i < i1; i++) {
+      const y = ys[i]!;
+      if (Number.isFinite(y)) out.push(xs[i]!, y);
+      else out.gap();
+    }
+    return { x: out.x, y: out.y, length: out.n, inputCount: count, reduced: false };
+  }
+  const out = new Out(Math.min(count, Math.ceil(widthPx) * 4 + 16));
+  const k = widthPx / span;
+  let col = Number.NaN;
+  let first = -1;
+  let last = -1;
+  let lo = -1;
+  let hi = -1;
+  const flush = () => {
+    if (first < 0) return;
+    // emit the (up to 4) chosen indices in index order, without duplicates
+    const a = [first, lo, hi, last].sort((p, q) => p - q);
+    let prev = -1;
+    for (const i of a) {
+      if (i !== prev) out.push(xs[i]!, ys[i]!);
+      prev = i;
+    }
+    first = last = lo = hi = -1;
+  };
+  for (let i = i0; i < i1; i++) {
+    const y = ys[i]!;
+    if (!Number.isFinite(y)) {
+      flush();
+      out.gap();
+      col = Number.NaN;
+      continue;
+    }
+    const c = Math.floor((xs[i]! - x0) * k);
+    if (c !== col) {
+      flush();
+      col = c;
+    }
+    if (first < 0) {
+      first = last = lo = hi = i;
+      continue;
+    }
+    last = i;
+    if (y < ys[lo]!) lo = i;
+    if (y > ys[hi]!) hi = i;
+  }
+  flush();
+  return { x: out.x, y: out.y, length: out.n, inputCount: count, reduced: true };
+}
+
+/** [min, max] of the finite ys whose x lies in [x0, x1]; null when none. */
+export function yExtentInWindow(xs: ArrayLike<number>, ys: ArrayLike<number>, x0: number, x1: number): [number, number] | null {
+  const a = lowerBound(xs, x0);
+  const b = upperBound(xs, x1);
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (let i = a; i < b; i++) {
+    const y = ys[i]!;
+    if (!Number.isFinite(y)) continue;
+    if (y < lo) lo = y;
+    if (y > hi) hi = y;
+  }
+  return lo <= hi ? [lo, hi] : null;
+}
