@@ -16,9 +16,9 @@ test("a restricted run's trajectories are refused to unlisted members, and views
   await page.goto("/admin");
   await expect(page.getByTestId("audit-table")).toContainText("e2e-admin");
   await expect(page.getByTestId("audit-table")).toContainText(run);
-  const restrict = page.getByRole("form", { name: "Restrict" });
+  const restrict = page.getByRole("form", { name: "Restrict", exact: true });
   await restrict.getByLabel("Run").selectOption(run);
-  await restrict.getByRole("button", { name: "Restrict" }).click();
+  await restrict.getByRole("button", { name: "Restrict", exact: true }).click();
   await expect(restrict.getByRole("status")).toContainText(`trajectories of '${run}' restricted`);
   await page.screenshot({ path: `${E2E.screenshots}/admin.png`, fullPage: true });
 

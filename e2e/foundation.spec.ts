@@ -12,6 +12,8 @@ test.describe("login", () => {
     await page.getByLabel("Password").fill("definitely-wrong");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByText("Wrong user name or password.")).toBeVisible();
+    // The user name survives the failed attempt; only the password is typed again.
+    await expect(page.getByLabel("User")).toHaveValue(E2E.user);
     await page.getByLabel("Password").fill(E2E.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();

@@ -10,11 +10,11 @@ export function LoginForm({ next }: { next: string }) {
       <input type="hidden" name="next" value={next} />
       <label>
         User
-        <input className="input" name="name" autoComplete="username" autoFocus required />
+        <input className="input" name="name" autoComplete="username" autoFocus={!state.name} defaultValue={state.name ?? ""} required />
       </label>
       <label>
         Password
-        <input className="input" name="password" type="password" autoComplete="current-password" required />
+        <input className="input" name="password" type="password" autoComplete="current-password" autoFocus={Boolean(state.name)} required />
       </label>
       {state.error ? (
         <div role="alert" className="error-box">

@@ -114,7 +114,7 @@ function RunRow({ run }: { run: RunSummary }) {
       <td>
         <div className="caps">
           <span className={`cap ${caps.has_timeline ? "cap-on" : ""}`} title={caps.has_timeline ? "GPU timeline recorded" : "no telemetry"}>
-            {caps.has_timeline ? "⏱ timeline" : "no timeline"}
+            {caps.has_timeline ? "≋ timeline" : "no timeline"}
           </span>
           <span className={`cap ${caps.has_dumps ? "cap-on" : ""}`} title={caps.has_dumps ? "rollout dumps" : "no rollout dumps"}>
             {caps.has_dumps ? "▦ dumps" : "no dumps"}

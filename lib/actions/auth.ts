@@ -10,13 +10,15 @@ import { safeNextPath } from "@/lib/auth/next-path";
 
 export interface LoginState {
   error: string | null;
+  /** Echoed back so the user name survives React's form reset after a failed attempt. */
+  name?: string;
 }
 
 export async function loginAction(_prev: LoginState, form: FormData): Promise<LoginState> {
   const name = formText(form, "name", "").trim();
   const password = formText(form, "password", "");
   const next = safeNextPath(formText(form, "next", "/"));
-  if (!name || !password) return { error: "Enter your user name and password." };
+  if (!name || !password) return { error: "Enter your user name and password.", name };
   try {
     await signIn("credentials", { name, password, redirectTo: next });
     return { error: null };
@@ -24,9 +26,9 @@ export async function loginAction(_prev: LoginState, form: FormData): Promise<Lo
     if (err instanceof AuthError) {
       const code = (err as AuthError & { code?: string }).code;
       if (code === "locked") {
-        return { error: "Too many failed attempts: this account is locked for 5 minutes from this address." };
+        return { error: "Too many failed attempts: this account is locked for 5 minutes from this address.", name };
       }
-      return { error: "Wrong user name or password." };
+      return { error: "Wrong user name or password.", name };
     }
     throw err;
   }
