@@ -6,13 +6,15 @@
  * key-value metadata; a hit needs an equal key, so any changed, added or removed source
  * invalidates. Writes go to a temp file and are renamed, so a reader never sees half a
  * file. NaN statistics survive (parquet DOUBLE), which the `dump/*` aggregates need.
+ * Written with the minimal writer of parquet-lite.ts (plain, uncompressed: cheap to
+ * write in a fresh process), read with hyparquet.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
-import { parquetWriteBuffer } from "hyparquet-writer";
 import type { FileStamp } from "./files";
+import { writeParquetLite } from "./parquet-lite";
 import { SUMMARY_VERSION, TRAIN_COLUMNS, type SummaryColumn, type SummaryFrame, type SummaryRow } from "./summary";
 
 const KEY = "rlboard.summary.key";
@@ -64,20 +66,17 @@ function fromCache(r: Record<string, unknown>): SummaryRow {
 }
 
 export async function writeSummaryCache(abs: string, key: string, frame: SummaryFrame): Promise<void> {
-  const columnData = TRAIN_COLUMNS.map((c) => ({
+  const columns = TRAIN_COLUMNS.map((c) => ({
     name: c,
     data: frame.rows.map((r) => r[c]),
     type: BOOL_COLUMNS.has(c) ? ("BOOLEAN" as const) : STRING_COLUMNS.has(c) ? ("STRING" as const) : ("DOUBLE" as const),
   }));
-  const buf = parquetWriteBuffer({
-    columnData,
-    kvMetadata: [
-      { key: KEY, value: key },
-      { key: COLUMNS, value: JSON.stringify(frame.columns) },
-    ],
-  });
+  const buf = writeParquetLite(columns, frame.rows.length, [
+    { key: KEY, value: key },
+    { key: COLUMNS, value: JSON.stringify(frame.columns) },
+  ]);
   await fs.mkdir(path.dirname(abs), { recursive: true });
   const tmp = `${abs}.${process.pid}.${Date.now()}.tmp`;
-  await fs.writeFile(tmp, new Uint8Array(buf));
+  await fs.writeFile(tmp, buf);
   await fs.rename(tmp, abs);
 }

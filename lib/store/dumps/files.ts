@@ -14,6 +14,22 @@ export const MIN_AGE_SECONDS = 10.0;
 export const FRESH_SECONDS = 60.0;
 
 const INT = /^[0-9]+$/;
+/** Concurrent stats while listing a run's dumps. */
+const LIST_STAT_CONCURRENCY = 32;
+
+/** `Promise.all(items.map(fn))` with at most `limit` calls in flight; results in order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 export function rolloutStem(rid: number, evaluation: boolean): string {
   return evaluation ? `eval_${rid}` : String(rid);
@@ -90,21 +106,27 @@ export async function listTrainShards(dir: string, rid: number): Promise<TrainSh
  * train companion `train_data/{rid}_0.pt`. Stems other than `int` / `eval_int` are skipped.
  */
 export async function listRolloutIds(dir: string, nowMs = Date.now()): Promise<{ train: number[]; eval: number[] }> {
-  const train: number[] = [];
-  const evals: number[] = [];
+  const candidates: { name: string; rid: number; evaluation: boolean }[] = [];
   for (const name of await readdirOrEmpty(path.join(dir, "rollout_data"))) {
     if (!name.endsWith(".pt")) continue;
     const stem = name.slice(0, -3);
     const evaluation = stem.startsWith("eval_");
     const digits = evaluation ? stem.slice(5) : stem;
     if (!INT.test(digits)) continue;
-    const rid = Number.parseInt(digits, 10);
-    const st = await stampOrNull(path.join(dir, "rollout_data", name));
-    if (st === null) continue;
-    let visible = (nowMs - st.mtimeMs) / 1000 > MIN_AGE_SECONDS;
-    if (!visible && !evaluation) visible = (await stampOrNull(path.join(dir, "train_data", `${rid}_0.pt`))) !== null;
-    if (visible) (evaluation ? evals : train).push(rid);
+    candidates.push({ name, rid: Number.parseInt(digits, 10), evaluation });
   }
+  // The stats are independent: run them concurrently (bounded), not one after another.
+  const visible = await mapBounded(candidates, LIST_STAT_CONCURRENCY, async ({ name, rid, evaluation }) => {
+    const st = await stampOrNull(path.join(dir, "rollout_data", name));
+    if (st === null) return false;
+    if ((nowMs - st.mtimeMs) / 1000 > MIN_AGE_SECONDS) return true;
+    return !evaluation && (await stampOrNull(path.join(dir, "train_data", `${rid}_0.pt`))) !== null;
+  });
+  const train: number[] = [];
+  const evals: number[] = [];
+  candidates.forEach((c, i) => {
+    if (visible[i]) (c.evaluation ? evals : train).push(c.rid);
+  });
   const asc = (a: number, b: number) => a - b;
   return { train: [...new Set(train)].sort(asc), eval: [...new Set(evals)].sort(asc) };
 }

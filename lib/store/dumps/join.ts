@@ -12,6 +12,7 @@
  */
 import { notFound } from "@/lib/api/errors";
 import { expectedWidth, reassemble, type CpGeometry } from "./cp";
+import { mapBounded } from "./files";
 import { PER_TOKEN_FIELDS, type NumArray, type PerTokenField, type TrainRow } from "./types";
 
 /** One train shard file as the join sees it. Row numbers index its per-row columns. */
@@ -27,10 +28,37 @@ export interface ShardSource {
   hasColumn(col: string): boolean;
   /** Entry `row` of a per-row column as a plain JS scalar (number/bool/string/array/null). */
   scalar(col: string, row: number): Promise<unknown>;
-  /** Entry `row` of a per-row tensor column as numbers (null when the entry is None). */
+  /** Entry `row` of a per-row tensor column as numbers (null when the entry is None). Read-only: it may share memory with cached storage bytes. */
   rowArray(col: string, row: number): Promise<NumArray | null>;
   /** Whole list/1-D column as plain JS values (for `raw_reward`, `sample_indices`). */
   columnValues(col: string): Promise<unknown[] | null>;
+  /**
+   * Optional batched I/O: fetch the data behind these row entries with few large reads
+   * and keep it until `release()`. Purely an optimisation — `rowArray` must return the
+   * same values with or without it.
+   */
+  prefetch?(requests: readonly RowRequest[]): Promise<void>;
+  release?(): void;
+  /** Optional: `scalar(col, row)` when answerable without I/O, else undefined. */
+  peekScalar?(col: string, row: number): unknown;
+  /** Optional: `rowArray(col, row)` when answerable without I/O, else undefined. */
+  peekRowArray?(col: string, row: number): NumArray | null | undefined;
+}
+
+/** `src.scalar` without a microtask when the value is resident. */
+function scalarOf(src: ShardSource, col: string, row: number): unknown {
+  return src.peekScalar?.(col, row);
+}
+
+/** `src.rowArray` without a microtask when the data is resident. */
+function rowArrayOf(src: ShardSource, col: string, row: number): NumArray | null | undefined {
+  return src.peekRowArray?.(col, row);
+}
+
+/** One per-row tensor entry a join will read: `rollout_data[col][row]`. */
+export interface RowRequest {
+  col: string;
+  row: number;
 }
 
 export interface Location {
@@ -106,19 +134,27 @@ function arraysEqual(a: NumArray, b: NumArray): boolean {
   return true;
 }
 
+/** Recorded layout (2.4), or null when no location carries a `cp_rank` (legacy). */
+function recordedLayout(shards: readonly ShardSource[], locs: readonly Location[]): CpLayout | null {
+  const primary = shards[(locs[0] as Location).shard] as ShardSource;
+  let layout: Map<number, number> | null = null;
+  for (const l of locs) {
+    const cpRank = (shards[l.shard] as ShardSource).cpRank;
+    if (cpRank === null) continue;
+    (layout ??= new Map()).set(l.shard, cpRank);
+  }
+  if (layout === null) return null;
+  const cpSize = primary.cpSize ? primary.cpSize : 1;
+  return { cpSize, layout, ok: new Set(layout.values()).size === cpSize };
+}
+
 async function resolveLayout(
   shards: readonly ShardSource[],
   locs: readonly Location[],
   geom: Omit<CpGeometry, "cpSize">,
 ): Promise<CpLayout> {
-  const primary = shards[(locs[0] as Location).shard] as ShardSource;
-  const recorded = locs.filter((l) => (shards[l.shard] as ShardSource).cpRank !== null);
-  if (recorded.length > 0) {
-    const layout = new Map<number, number>();
-    for (const l of recorded) layout.set(l.shard, (shards[l.shard] as ShardSource).cpRank as number);
-    const cpSize = primary.cpSize ? primary.cpSize : 1;
-    return { cpSize, layout, ok: new Set(layout.values()).size === cpSize };
-  }
+  const recorded = recordedLayout(shards, locs);
+  if (recorded !== null) return recorded;
   // Legacy probe: distinct rollout_log_probs slices identify the CP ranks.
   const holders = locs
     .filter((l) => (shards[l.shard] as ShardSource).hasColumn("rollout_log_probs"))
@@ -158,55 +194,85 @@ export async function buildTrainRow(
   locs: readonly Location[],
   fields: readonly PerTokenField[] = PER_TOKEN_FIELDS,
 ): Promise<TrainRow> {
+  // Every read first tries the source's no-I/O peek, so a row whose data was prefetched
+  // is built without awaiting anything (the summary builds hundreds of rows).
   const first = locs[0];
   if (first === undefined) throw new Error(`sample ${sampleIndex} has no train location`);
   const primary = shards[first.shard] as ShardSource;
   for (const col of REQUIRED_TRAIN_COLUMNS) requireColumn(primary, col);
   const r = first.row;
-  const responseLength = toInt(await primary.scalar("response_lengths", r), "response_lengths");
-  const totalLength = toInt(await primary.scalar("total_lengths", r), "total_lengths");
-  for (const l of locs.slice(1)) {
+  let v = scalarOf(primary, "response_lengths", r);
+  const responseLength = toInt(v !== undefined ? v : await primary.scalar("response_lengths", r), "response_lengths");
+  v = scalarOf(primary, "total_lengths", r);
+  const totalLength = toInt(v !== undefined ? v : await primary.scalar("total_lengths", r), "total_lengths");
+  for (let i = 1; i < locs.length; i++) {
+    const l = locs[i] as Location;
     const other = shards[l.shard] as ShardSource;
-    const rl = toInt(await other.scalar("response_lengths", l.row), "response_lengths");
-    const tl = toInt(await other.scalar("total_lengths", l.row), "total_lengths");
+    v = scalarOf(other, "response_lengths", l.row);
+    const rl = toInt(v !== undefined ? v : await other.scalar("response_lengths", l.row), "response_lengths");
+    v = scalarOf(other, "total_lengths", l.row);
+    const tl = toInt(v !== undefined ? v : await other.scalar("total_lengths", l.row), "total_lengths");
     if (rl !== responseLength || tl !== totalLength) {
       throw new Error(
         `rank ${other.rank ?? l.shard} disagrees with rank ${primary.rank ?? first.shard} on sample ${sampleIndex} lengths`,
       );
     }
   }
-  const lossMask = (await primary.rowArray("loss_masks", r)) ?? new Int32Array(0);
-  const truncatedRaw = primary.hasColumn("truncated") ? await primary.scalar("truncated", r) : undefined;
-  const maxSeqLen = primary.hasColumn("max_seq_lens") ? toFloat(await primary.scalar("max_seq_lens", r)) : null;
-  const reward = toFloat(await primary.scalar("rewards", r)) ?? NaN;
+  let mask = rowArrayOf(primary, "loss_masks", r);
+  if (mask === undefined) mask = await primary.rowArray("loss_masks", r);
+  const lossMask = mask ?? new Int32Array(0);
+  let truncatedRaw: unknown = undefined;
+  if (primary.hasColumn("truncated")) {
+    v = scalarOf(primary, "truncated", r);
+    truncatedRaw = v !== undefined ? v : await primary.scalar("truncated", r);
+  }
+  let maxSeqLen: number | null = null;
+  if (primary.hasColumn("max_seq_lens")) {
+    v = scalarOf(primary, "max_seq_lens", r);
+    maxSeqLen = toFloat(v !== undefined ? v : await primary.scalar("max_seq_lens", r));
+  }
+  v = scalarOf(primary, "rewards", r);
+  const reward = toFloat(v !== undefined ? v : await primary.scalar("rewards", r)) ?? NaN;
 
   const geom = { totalLength, responseLength, qkvFormat: primary.qkvFormat ?? "thd", maxSeqLen };
-  const { cpSize, layout, ok } = await resolveLayout(shards, locs, geom);
+  const { cpSize, layout, ok } = recordedLayout(shards, locs) ?? (await resolveLayout(shards, locs, geom));
   let alignmentFailed = !ok;
-  const out = Object.fromEntries(PER_TOKEN_FIELDS.map((f) => [f, null])) as Record<PerTokenField, NumArray | null>;
+  const out: Record<PerTokenField, NumArray | null> = {
+    log_probs: null,
+    rollout_log_probs: null,
+    ref_log_probs: null,
+    entropy: null,
+    ref_entropy: null,
+    advantages: null,
+    returns: null,
+  };
   for (const field of PER_TOKEN_FIELDS) {
     if (!fields.includes(field)) continue;
-    const holders = locs.filter((l) => (shards[l.shard] as ShardSource).hasColumn(field));
-    if (holders.length === 0) continue;
-    const chunks = new Map<number, NumArray>();
-    for (const h of holders) {
+    let chunks: Map<number, NumArray> | null = null;
+    let any = false;
+    for (const h of locs) {
+      const src = shards[h.shard] as ShardSource;
+      if (!src.hasColumn(field)) continue;
+      any = true;
       const cpRank = layout.get(h.shard);
-      if (cpRank === undefined || chunks.has(cpRank)) continue;
-      const t = await (shards[h.shard] as ShardSource).rowArray(field, h.row);
-      if (t !== null) chunks.set(cpRank, t);
+      if (cpRank === undefined || chunks?.has(cpRank)) continue;
+      let t = rowArrayOf(src, field, h.row);
+      if (t === undefined) t = await src.rowArray(field, h.row);
+      if (t !== null) (chunks ??= new Map()).set(cpRank, t);
       if (cpSize === 1) break;
     }
+    if (!any) continue;
     if (cpSize === 1) {
-      out[field] = chunks.values().next().value ?? null;
-    } else if (chunks.size !== cpSize) {
+      out[field] = chunks?.values().next().value ?? null;
+    } else if ((chunks?.size ?? 0) !== cpSize) {
       alignmentFailed = true;
     } else {
-      out[field] = reassemble({ ...geom, cpSize }, chunks);
+      out[field] = reassemble({ ...geom, cpSize }, chunks as Map<number, NumArray>);
     }
   }
   for (const field of PER_TOKEN_FIELDS) {
-    const v = out[field];
-    if (v !== null && v.length !== responseLength) {
+    const f = out[field];
+    if (f !== null && f.length !== responseLength) {
       out[field] = null;
       alignmentFailed = true;
     }
@@ -225,21 +291,51 @@ export async function buildTrainRow(
   };
 }
 
-const JOIN_CONCURRENCY = 16;
-
-/** `Promise.all(items.map(fn))` with at most `limit` calls in flight; results in order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
+/**
+ * The row entries `buildTrainRow` will read for one sample (same selection rules, no
+ * I/O): the primary loss mask and, per per-token field, the first holder of each
+ * cp_rank of the recorded layout. Legacy dumps (no `cp_rank`) add every holder's
+ * `rollout_log_probs` (the probe) and the primary's fields; anything else the build
+ * needs is still read lazily.
+ */
+export function planTrainRow(
+  shards: readonly ShardSource[],
+  locs: readonly Location[],
+  fields: readonly PerTokenField[] = PER_TOKEN_FIELDS,
+): { shard: number; req: RowRequest }[] {
+  const first = locs[0];
+  if (first === undefined) return [];
+  const primary = shards[first.shard] as ShardSource;
+  const out: { shard: number; req: RowRequest }[] = [{ shard: first.shard, req: { col: "loss_masks", row: first.row } }];
+  const recorded = locs.some((l) => (shards[l.shard] as ShardSource).cpRank !== null);
+  if (!recorded) {
+    for (const l of locs) {
+      if ((shards[l.shard] as ShardSource).hasColumn("rollout_log_probs")) out.push({ shard: l.shard, req: { col: "rollout_log_probs", row: l.row } });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+    for (const field of fields) {
+      if (field !== "rollout_log_probs" && primary.hasColumn(field)) out.push({ shard: first.shard, req: { col: field, row: first.row } });
+    }
+    return out;
+  }
+  const cpSize = primary.cpSize ? primary.cpSize : 1;
+  for (const field of PER_TOKEN_FIELDS) {
+    if (!fields.includes(field)) continue;
+    const seen = new Set<number>();
+    for (const l of locs) {
+      const src = shards[l.shard] as ShardSource;
+      if (!src.hasColumn(field) || src.cpRank === null || seen.has(src.cpRank)) continue;
+      seen.add(src.cpRank);
+      out.push({ shard: l.shard, req: { col: field, row: l.row } });
+      if (cpSize === 1) break;
+    }
+  }
   return out;
 }
+
+const JOIN_CONCURRENCY = 16;
+/** Per-token bytes prefetched per batch of the full join (bounds its memory). */
+const JOIN_BATCH_BYTES = 128 * 1024 * 1024;
+
 
 /**
  * Full join for the summary (2.1–2.4): every sample present in some shard gets a
@@ -249,6 +345,8 @@ export async function joinTrainRows<T = TrainRow>(
   samples: readonly { index: number | null }[],
   shards: readonly ShardSource[],
   reduce: (row: TrainRow) => T = (row) => row as unknown as T,
+  /** Background joins: `await pause()` every `every` rows (lets other work run). */
+  pace?: { every: number; pause: () => Promise<void> },
 ): Promise<Map<number, T>> {
   const batchPosition = new Map<number, number>();
   samples.forEach((s, i) => {
@@ -267,13 +365,49 @@ export async function joinTrainRows<T = TrainRow>(
     }
     rawReward = rr;
   }
-  // Rows are independent: overlap their positional reads (bounded, in index order).
   const entries = [...locations];
-  const built = await mapBounded(entries, JOIN_CONCURRENCY, async ([si, locs]) => {
+  const build = async ([si, locs]: [number, Location[]]): Promise<T> => {
     const row = await buildTrainRow(si, shards, locs);
     if (rawReward !== null) row.rawReward = toFloat(rawReward[batchPosition.get(si) as number]);
     return reduce(row);
-  });
-  entries.forEach(([si], i) => rows.set(si, built[i] as T));
+  };
+  const batched = shards.some((s) => s.prefetch !== undefined);
+  if (!batched) {
+    // Rows are independent: overlap their positional reads (bounded, in index order).
+    const built = await mapBounded(entries, JOIN_CONCURRENCY, build);
+    entries.forEach(([si], i) => rows.set(si, built[i] as T));
+    return rows;
+  }
+  // Batched I/O: plan the row entries of a batch of samples, fetch them shard by shard
+  // (all shards concurrently, few large reads each), reduce the rows, drop the bytes.
+  const bytesPerToken = 4 * (1 + PER_TOKEN_FIELDS.length);
+  let i = 0;
+  while (i < entries.length) {
+    const perShard = new Map<number, RowRequest[]>();
+    let budget = 0;
+    const start = i;
+    while (i < entries.length && (i === start || budget < JOIN_BATCH_BYTES)) {
+      const [, locs] = entries[i] as [number, Location[]];
+      const first = locs[0] as Location;
+      const rl = toFloat(await (shards[first.shard] as ShardSource).scalar("response_lengths", first.row));
+      budget += Math.max(1, rl ?? 0) * bytesPerToken;
+      for (const { shard, req } of planTrainRow(shards, locs)) {
+        let list = perShard.get(shard);
+        if (!list) perShard.set(shard, (list = []));
+        list.push(req);
+      }
+      i++;
+    }
+    try {
+      await Promise.all([...perShard].map(([s, reqs]) => (shards[s] as ShardSource).prefetch?.(reqs) ?? Promise.resolve()));
+      for (let k = start; k < i; k++) {
+        const e = entries[k] as [number, Location[]];
+        rows.set(e[0], await build(e));
+        if (pace && (k + 1) % pace.every === 0) await pace.pause();
+      }
+    } finally {
+      for (const s of perShard.keys()) (shards[s] as ShardSource).release?.();
+    }
+  }
   return rows;
 }

@@ -40,6 +40,13 @@ export class Lru<K, V> {
     return this.map.size;
   }
 
+  /** Remove and return every value WITHOUT the eviction hook (owner takes over). */
+  drain(): V[] {
+    const out = [...this.map.values()];
+    this.map.clear();
+    return out;
+  }
+
   clear(): void {
     for (const [k, v] of this.map) this.onEvict?.(v, k);
     this.map.clear();

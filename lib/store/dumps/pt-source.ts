@@ -1,19 +1,39 @@
 /**
  * Adapters from the `.pt` reader (lib/store/pt) to the dump modules: a train shard as a
- * lazy `ShardSource` (tensors are materialised on demand, one positional read each, and
- * per-row scalar columns are resolved once per column), and rollout samples.
+ * lazy `ShardSource` (tensors are materialised on demand — after a batched `prefetch`
+ * from memory, without I/O, as read-only views of the fetched bytes — and per-row
+ * scalar columns are resolved once per column), and rollout samples.
  */
-import { loadPt, materialize, NdArray, Tensor } from "@/lib/store/pt/load";
-import type { ShardSource } from "./join";
+import { loadPt, materialize, materializeResident, NdArray, Tensor, type PtFile } from "@/lib/store/pt/load";
+import type { RowRequest, ShardSource } from "./join";
 import { pyGet, pyHas, pyInt } from "./pyobj";
 import type { NumArray } from "./types";
 
-/** A tensor / ndarray / list as numbers (null stays null, other values → null). */
-export async function toNumArray(v: unknown): Promise<NumArray | null> {
+const SHARE = { share: true } as const;
+
+/**
+ * A tensor / ndarray / list as numbers (null stays null, other values → null).
+ * `share`: a tensor may come back as a read-only view of cached storage bytes.
+ */
+export async function toNumArray(v: unknown, share = false): Promise<NumArray | null> {
+  if (v instanceof Tensor) return materialize(v, share ? SHARE : undefined);
+  return plainNumArray(v);
+}
+
+/** `toNumArray` for everything but tensors (synchronous). */
+function plainNumArray(v: unknown): NumArray | null {
   if (v === null || v === undefined) return null;
-  if (v instanceof Tensor) return materialize(v);
   if (v instanceof NdArray) return Array.isArray(v.data) ? v.data.map(Number) : v.data;
   if (Array.isArray(v)) {
+    // A list of plain numbers is used as is (no copy); others are converted.
+    let plain = true;
+    for (let i = 0; i < v.length; i++) {
+      if (typeof v[i] !== "number") {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return v as number[];
     const out = new Array<number>(v.length);
     for (let i = 0; i < v.length; i++) {
       const x: unknown = v[i];
@@ -59,7 +79,7 @@ export class PtShardSource implements ShardHandle {
     readonly cpRank: number | null,
     readonly cpSize: number | null,
     readonly qkvFormat: string | null,
-    private readonly closer: () => unknown,
+    private readonly pt: PtFile,
   ) {}
 
   static async open(abs: string, fileName: string): Promise<PtShardSource> {
@@ -73,22 +93,83 @@ export class PtShardSource implements ShardHandle {
       pyHas(root, "cp_rank") ? pyInt(pyGet(root, "cp_rank")) : null,
       pyHas(root, "cp_size") ? pyInt(pyGet(root, "cp_size")) : null,
       typeof qkv === "string" ? qkv : null,
-      () => pt.close(),
+      pt,
     );
   }
 
+  /** Positional reads / bytes read so far on this file (instrumentation). */
+  get io(): { reads: number; bytes: number } {
+    return { reads: this.pt.readCount, bytes: this.pt.bytesRead };
+  }
+
+  /** Batch-read the storages behind the given row entries (few large reads, see PtFile.prefetch). */
+  async prefetch(requests: readonly RowRequest[]): Promise<void> {
+    const tensors: Tensor[] = [];
+    for (const { col, row } of requests) {
+      const v = this.column(col);
+      const t: unknown = Array.isArray(v) ? v[row] : undefined;
+      if (t instanceof Tensor) tensors.push(t);
+    }
+    // Scalar per-row columns stored as tensors are resolved column-wide by columnValues.
+    await this.pt.prefetch(tensors);
+  }
+
+  release(): void {
+    this.pt.release();
+  }
+
+  private readonly has = new Map<string, boolean>();
+
   hasColumn(col: string): boolean {
-    const v = pyGet(this.columns, col);
-    return v !== undefined && v !== null;
+    let h = this.has.get(col);
+    if (h === undefined) {
+      const v = pyGet(this.columns, col);
+      h = v !== undefined && v !== null;
+      this.has.set(col, h);
+    }
+    return h;
+  }
+
+  /** Resolved `columnValues` (synchronous access for `peekScalar`). */
+  private readonly resolved = new Map<string, unknown[] | null>();
+  private readonly lists = new Map<string, unknown>();
+
+  private column(col: string): unknown {
+    let v = this.lists.get(col);
+    if (v === undefined && !this.lists.has(col)) {
+      v = pyGet(this.columns, col);
+      this.lists.set(col, v);
+    }
+    return v;
   }
 
   columnValues(col: string): Promise<unknown[] | null> {
     let p = this.values.get(col);
     if (!p) {
-      p = columnToValues(pyGet(this.columns, col));
+      const q = columnToValues(this.column(col));
+      p = q;
+      void q.then(
+        (vals) => {
+          if (this.values.get(col) === q) this.resolved.set(col, vals);
+        },
+        () => undefined,
+      );
       this.values.set(col, p);
     }
     return p;
+  }
+
+  peekScalar(col: string, row: number): unknown {
+    if (!this.resolved.has(col)) return undefined;
+    return this.resolved.get(col)?.[row] ?? null;
+  }
+
+  peekRowArray(col: string, row: number): NumArray | null | undefined {
+    const v = this.column(col);
+    if (!Array.isArray(v)) return null;
+    const x: unknown = v[row];
+    if (x instanceof Tensor) return materializeResident(x, SHARE) ?? undefined;
+    return plainNumArray(x);
   }
 
   async scalar(col: string, row: number): Promise<unknown> {
@@ -96,14 +177,15 @@ export class PtShardSource implements ShardHandle {
     return vals?.[row] ?? null;
   }
 
+  /** Read-only (may be a view of cached storage bytes; the join never writes rows). */
   async rowArray(col: string, row: number): Promise<NumArray | null> {
-    const v = pyGet(this.columns, col);
-    if (Array.isArray(v)) return toNumArray(v[row]);
+    const v = this.column(col);
+    if (Array.isArray(v)) return toNumArray(v[row], true);
     return null;
   }
 
   async close(): Promise<void> {
-    await this.closer();
+    await this.pt.close();
   }
 }
 
@@ -113,8 +195,13 @@ export interface RolloutDump {
   close(): Promise<void>;
 }
 
-export async function openRolloutDump(abs: string): Promise<RolloutDump> {
-  const pt = await loadPt(abs);
+/**
+ * Open a rollout dump. `skipListItems`: sample keys whose lists are only counted, not
+ * materialised (`SkippedList`, see lib/store/pt/pickle.ts) — the summary needs only
+ * `len(tokens)`, which saves most of the unpickling and GC work of a big step.
+ */
+export async function openRolloutDump(abs: string, opts: { skipListItems?: ReadonlySet<string> } = {}): Promise<RolloutDump> {
+  const pt = await loadPt(abs, opts.skipListItems ? { skipListItems: opts.skipListItems } : {});
   const samples = pyGet(pt.root, "samples");
   return {
     rolloutId: pyGet(pt.root, "rollout_id"),

@@ -1,17 +1,20 @@
+import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { ApiError } from "@/lib/api/errors";
 import { jsonSafeStringify } from "@/lib/api/json";
 import { PtFormatError } from "@/lib/store/pt/errors";
 import { expectedWidth } from "./cp";
 import { guardPtReads } from "./files";
-import { openDumpReader } from "./reader";
+import { writeMirror } from "./mirror";
+import { openDumpReader, type DumpReader, type DumpReaderOptions } from "./reader";
 import { NO_TRAIN_COLUMNS, TRAIN_COLUMNS } from "./summary";
 import {
   ageFiles,
   fullValues,
   makeRunDir,
+  tokensOf,
   writeRollout,
   writeTrainShard,
   type SampleSpec,
@@ -20,11 +23,20 @@ import {
 
 let dir: string;
 let cacheDir: string;
+/** Readers opened by a test; closed after it (no file handle is left to the GC). */
+let readers: DumpReader[] = [];
+function openReader(runDir: string, opts?: DumpReaderOptions): DumpReader {
+  const r = openDumpReader(runDir, opts);
+  readers.push(r);
+  return r;
+}
 beforeEach(async () => {
   dir = await makeRunDir();
   cacheDir = await makeRunDir("rlboard-cache-");
 });
 afterEach(async () => {
+  await Promise.all(readers.map((r) => r.close()));
+  readers = [];
   await fs.rm(dir, { recursive: true, force: true });
   await fs.rm(cacheDir, { recursive: true, force: true });
 });
@@ -71,7 +83,7 @@ describe("join: TP duplicates, dedup and raw_reward", () => {
   });
 
   test("each sample comes from its lowest-ranked copy and raw_reward is looked up by batch position", async () => {
-    const r = openDumpReader(dir, { cacheDir });
+    const r = openReader(dir, { cacheDir });
     const s = await r.summary(0, false);
     expect(s.columns).toEqual([...TRAIN_COLUMNS]);
     expect(s.rows.map((x) => x.sample_index)).toEqual([0, 1, 2, 3]);
@@ -85,32 +97,32 @@ describe("join: TP duplicates, dedup and raw_reward", () => {
   });
 
   test("groups use raw_reward for train", async () => {
-    const g = await openDumpReader(dir).groups(0, false);
+    const g = await openReader(dir).groups(0, false);
     expect(g.rows.map((x) => x.group_index)).toEqual([0, 1]);
     expect(g.rows[0]!.reward_mean).toBeCloseTo(0.375, 12);
   });
 
   test("a raw_reward that is not batch-global is a 500-class error", async () => {
     await writeTrainShard(dir, 0, { rank: 3, rows: [rows[3]!, rows[1]!], cp: { rank: 0, size: 1 }, raw_reward: [1, 2] });
-    await expect(openDumpReader(dir).summary(0, false)).rejects.toThrow(/raw_reward must be batch-global \(expected 4 entries, got 2\)/);
+    await expect(openReader(dir).summary(0, false)).rejects.toThrow(/raw_reward must be batch-global \(expected 4 entries, got 2\)/);
   });
 
   test("copies that disagree on lengths are rejected", async () => {
     await writeTrainShard(dir, 0, {
       rank: 1, rows: [rows[0]!, rows[2]!], cp: { rank: 0, size: 1 }, lengthsOverride: { response: 9, total: 12 },
     });
-    const err = await openDumpReader(dir).summary(0, false).catch((e: unknown) => e);
+    const err = await openReader(dir).summary(0, false).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(ApiError);
     expect(String(err)).toMatch(/rank 1 disagrees with rank 0 on sample 0 lengths/);
   });
 
   test("a train row for a sample absent from the rollout dump is an error", async () => {
     await writeTrainShard(dir, 0, { rank: 4, rows: [trainRow(S(99, 3), 9)], cp: { rank: 0, size: 1 } });
-    await expect(openDumpReader(dir).summary(0, false)).rejects.toThrow(/sample_index 99 absent from the rollout dump/);
+    await expect(openReader(dir).summary(0, false)).rejects.toThrow(/sample_index 99 absent from the rollout dump/);
   });
 
   test("tokens point-read leaves raw_reward out and returns the train fields", async () => {
-    const t = await openDumpReader(dir).tokens(0, 1, {});
+    const t = await openReader(dir).tokens(0, 1, {});
     const v = fullValues(samples[1]!, 2);
     expect(t.total_len).toBe(7);
     expect(t.prompt_len).toBe(3);
@@ -138,7 +150,7 @@ describe("join: context parallelism", () => {
   for (const legacy of [false, true]) {
     test(`${legacy ? "legacy probe" : "recorded layout"}: per-token fields are reassembled exactly`, async () => {
       await writeCp(legacy);
-      const r = openDumpReader(dir);
+      const r = openReader(dir);
       for (const [i, s] of [s0, s1].entries()) {
         const t = await r.tokens(0, s.index, {});
         const v = fullValues(s, i + 1);
@@ -159,7 +171,7 @@ describe("join: context parallelism", () => {
     const b = trainRow(s0, 5);
     await writeTrainShard(dir, 0, { rank: 0, rows: [a], cp: "legacy" });
     await writeTrainShard(dir, 0, { rank: 1, rows: [b], cp: "legacy" });
-    const sum = await openDumpReader(dir).summary(0, false);
+    const sum = await openReader(dir).summary(0, false);
     expect(sum.rows[0]).toMatchObject({ alignment_failed: true, mean_entropy: null, adv_mean: null, mean_abs_lp_diff: null });
     expect(expectedWidth({ totalLength: 16, responseLength: 10, cpSize: 2 }, 0)).toBe(3);
   });
@@ -167,7 +179,7 @@ describe("join: context parallelism", () => {
   test("recorded layout with a missing cp rank marks the sample as misaligned", async () => {
     await writeRollout(dir, 0, [s0]);
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s0, 1)], cp: { rank: 0, size: 2 } });
-    const sum = await openDumpReader(dir).summary(0, false);
+    const sum = await openReader(dir).summary(0, false);
     expect(sum.rows[0]).toMatchObject({ alignment_failed: true, mean_entropy: null, dumped_rank: 0 });
   });
 });
@@ -179,7 +191,7 @@ describe("optional train columns and missing train side", () => {
     row.values = { ...row.values, log_probs: null };
     await writeRollout(dir, 0, [s]);
     await writeTrainShard(dir, 0, { rank: 0, rows: [row], cp: { rank: 0, size: 1 }, drop: ["log_probs"] });
-    const r = openDumpReader(dir);
+    const r = openReader(dir);
     const sum = await r.summary(0, false);
     expect(sum.rows[0]).toMatchObject({ mean_abs_lp_diff: null, max_abs_lp_diff: null, mean_imp_ratio: null, raw_reward: null });
     expect(sum.rows[0]!.mean_entropy).not.toBeNull();
@@ -190,7 +202,7 @@ describe("optional train columns and missing train side", () => {
 
   test("a dump without train files falls back per column; truncated comes from the status", async () => {
     await writeRollout(dir, 2, [S(0, 3, { status: "truncated" }), S(1, 3)]);
-    const sum = await openDumpReader(dir).summary(2, false);
+    const sum = await openReader(dir).summary(2, false);
     expect(sum.columns).toEqual([...NO_TRAIN_COLUMNS]);
     expect(sum.rows.map((x) => x.truncated)).toEqual([true, false]);
     expect(sum.rows[0]).toMatchObject({ raw_reward: null, normalized_reward: null, dumped_rank: null, alignment_failed: false });
@@ -199,7 +211,7 @@ describe("optional train columns and missing train side", () => {
   test("eval dumps: no train side, groups use the sample reward", async () => {
     await writeRollout(dir, 0, [S(0, 3, { reward: 1 }), S(1, 3, { reward: 0 })], { evaluation: true });
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(S(0, 3), 1)] });
-    const r = openDumpReader(dir);
+    const r = openReader(dir);
     const sum = await r.summary(0, true);
     expect(sum.evaluation).toBe(true);
     expect(sum.rows.every((x) => x.dumped_rank === null)).toBe(true);
@@ -213,7 +225,7 @@ describe("optional train columns and missing train side", () => {
     const s = S(0, 1);
     await writeRollout(dir, 0, [s]);
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 } });
-    const sum = await openDumpReader(dir).summary(0, false);
+    const sum = await openReader(dir).summary(0, false);
     expect(sum.rows[0]!.adv_std).toBeNaN();
     expect((JSON.parse(jsonSafeStringify(sum)) as { rows: { adv_std: unknown }[] }).rows[0]?.adv_std).toBeNull();
   });
@@ -222,7 +234,7 @@ describe("optional train columns and missing train side", () => {
 describe("errors and visibility", () => {
   test("missing rollout → 404; unknown sample → 404; empty token range → 400", async () => {
     await writeRollout(dir, 0, [S(0, 3)]);
-    const r = openDumpReader(dir);
+    const r = openReader(dir);
     await expectApiError(r.summary(5, false), "not_found");
     await expectApiError(r.tokens(5, 0, {}), "not_found");
     await expectApiError(r.tokens(0, 42, {}), "not_found", /unknown sample_index 42 in rollout 0/);
@@ -236,10 +248,10 @@ describe("errors and visibility", () => {
     await fs.mkdir(path.join(dir, "rollout_data"), { recursive: true });
     const file = path.join(dir, "rollout_data", "3.pt");
     await fs.writeFile(file, "PK\u0003\u0004 half a zip");
-    const r = openDumpReader(dir);
+    const r = openReader(dir);
     await expectApiError(r.summary(3, false), "still_writing", /dump still being written: rollout_data\/3\.pt/);
     await ageFiles(dir);
-    const err = await openDumpReader(dir).summary(3, false).catch((e: unknown) => e);
+    const err = await openReader(dir).summary(3, false).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(ApiError);
   });
@@ -256,7 +268,7 @@ describe("errors and visibility", () => {
 
   test("a rollout_id that disagrees with the file name is an error, not a 503", async () => {
     await writeRollout(dir, 4, [S(0, 3)], { rolloutId: 5 });
-    const err = await openDumpReader(dir).summary(4, false).catch((e: unknown) => e);
+    const err = await openReader(dir).summary(4, false).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(ApiError);
     expect(String(err)).toMatch(/rollout_id 5 != 4/);
   });
@@ -273,8 +285,8 @@ describe("errors and visibility", () => {
     await fs.utimes(path.join(dir, "rollout_data", "0.pt"), old, old);
     await fs.utimes(path.join(dir, "rollout_data", "eval_2.pt"), old, old);
     await writeTrainShard(dir, 1, { rank: 0, rows: [trainRow(S(0, 3), 1)] });
-    expect(await openDumpReader(dir).listRolloutIds()).toEqual({ train: [0, 1], eval: [2] });
-    expect(await openDumpReader(path.join(dir, "nope")).listRolloutIds()).toEqual({ train: [], eval: [] });
+    expect(await openReader(dir).listRolloutIds()).toEqual({ train: [0, 1], eval: [2] });
+    expect(await openReader(path.join(dir, "nope")).listRolloutIds()).toEqual({ train: [], eval: [] });
   });
 });
 
@@ -285,7 +297,7 @@ describe("summary cache", () => {
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.5] });
     await ageFiles(dir); // whole-second mtimes, so utimes can restore them exactly below
     const before = (await fs.readdir(dir, { recursive: true })).sort();
-    const first = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    const first = await openReader(dir, { cacheDir }).summary(0, false);
     expect((await fs.readdir(dir, { recursive: true })).sort()).toEqual(before);
     expect(await fs.readdir(cacheDir)).toEqual(["rollout_0.summary.parquet"]);
 
@@ -296,13 +308,13 @@ describe("summary cache", () => {
     await fs.writeFile(shard, bytes.subarray(0, 20));
     await fs.truncate(shard, st.size);
     await fs.utimes(shard, st.atime, st.mtime);
-    const cached = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    const cached = await openReader(dir, { cacheDir }).summary(0, false);
     expect(cached).toEqual(first);
     expect(cached.columns).toEqual(first.columns);
 
     // ...and recomputes when a source changes (here: the train shard is rewritten).
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.75] });
-    const again = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    const again = await openReader(dir, { cacheDir }).summary(0, false);
     expect(again.rows[0]!.raw_reward).toBe(0.75);
   });
 
@@ -311,10 +323,10 @@ describe("summary cache", () => {
     await writeRollout(dir, 0, [s]);
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 } });
     await ageFiles(dir);
-    await openDumpReader(dir, { cacheDir }).summary(0, false);
-    const cached = await openDumpReader(dir, { cacheDir }).summary(0, false);
+    await openReader(dir, { cacheDir }).summary(0, false);
+    const cached = await openReader(dir, { cacheDir }).summary(0, false);
     expect(cached.rows[0]!.adv_std).toBeNaN();
-    const agg = await openDumpReader(dir, { cacheDir }).stepAggregates();
+    const agg = await openReader(dir, { cacheDir }).stepAggregates();
     expect(agg).toHaveLength(1);
     expect(agg[0]).toMatchObject({ rollout_id: 0, n_samples: 1 });
   });
@@ -323,12 +335,12 @@ describe("summary cache", () => {
 describe("parquet mirror and sidecar", () => {
   test("without a mirror the token view rebuilds one into the cache dir, never into the run", async () => {
     await writeRollout(dir, 0, [S(4, 3, { rollout_log_probs: [-0.1, -0.2, -0.3] })]);
-    const t = await openDumpReader(dir, { cacheDir }).tokens(0, 4, { start: 1 });
+    const t = await openReader(dir, { cacheDir }).tokens(0, 4, { start: 1 });
     expect(t.rollout_log_probs).toEqual([-0.1, -0.2, -0.3].map(Math.fround));
     await expect(fs.stat(path.join(dir, "dashboard_columns"))).rejects.toThrow();
     expect(await fs.readdir(path.join(cacheDir, "dashboard_columns"))).toEqual(["rollout_0.parquet"]);
     // A fresh reader reads the rebuilt mirror even if the .pt is unreadable now (same stamp).
-    const t2 = await openDumpReader(dir, { cacheDir }).tokens(0, 4, { start: 1 });
+    const t2 = await openReader(dir, { cacheDir }).tokens(0, 4, { start: 1 });
     expect(t2).toEqual(t);
   });
 
@@ -338,7 +350,7 @@ describe("parquet mirror and sidecar", () => {
     const { parquetWriteBuffer } = await import("hyparquet-writer");
     const bad = parquetWriteBuffer({ columnData: [{ name: "sample_index", data: [4] }, { name: "tokens", data: [[1, 2]] }] });
     await fs.writeFile(path.join(dir, "dashboard_columns", "rollout_0.parquet"), new Uint8Array(bad));
-    const t = await openDumpReader(dir).tokens(0, 4, {});
+    const t = await openReader(dir).tokens(0, 4, {});
     expect(t.total_len).toBe(6);
   });
 
@@ -348,7 +360,7 @@ describe("parquet mirror and sidecar", () => {
       path.join(dir, "trajectory", "1.jsonl"),
       '{"sample_index":3,"reward":NaN,"prompt":"p","messages":[]}\n\n{"sample_index":5,"reward":1.0,"prompt":"a","messages":[{"role":"user","content":"NaN"}]}\n{"sample_index":5,"reward":2.0,"prompt":"b","messages":[]}\n',
     );
-    const r = openDumpReader(dir);
+    const r = openReader(dir);
     expect((await r.messages(1, 3, false)).reward).toBeNaN();
     expect(await r.messages(1, 5, false)).toMatchObject({ reward: 2, prompt: "b" });
     await expectApiError(r.messages(1, 4, false), "not_found", /sample 4 has no recorded conversation in rollout 1/);
@@ -361,9 +373,161 @@ describe("parquet mirror and sidecar", () => {
     await fs.mkdir(path.join(dir, "tokenizer"));
     const vocab = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`w${i}`, i]));
     await fs.writeFile(path.join(dir, "tokenizer", "tokenizer.json"), JSON.stringify({ model: { type: "WordLevel", vocab }, decoder: null }));
-    const r = openDumpReader(dir);
+    const r = openReader(dir);
     expect(await r.hasTokenizer()).toBe(true);
     const t = await r.tokens(0, 0, {});
     expect(t.token_text).toEqual(t.token_ids.map((i) => `w${i}`));
+  });
+});
+
+describe("close() and prewarm()", () => {
+  /** Open descriptors of this process that point into `root` (Linux; null elsewhere). */
+  function fdsUnder(root: string): string[] | null {
+    if (!fsSync.existsSync("/proc/self/fd")) return null;
+    const out: string[] = [];
+    for (const fd of fsSync.readdirSync("/proc/self/fd")) {
+      try {
+        const target = fsSync.readlinkSync(`/proc/self/fd/${fd}`);
+        if (target.startsWith(root)) out.push(target);
+      } catch {
+        // raced with a close
+      }
+    }
+    return out;
+  }
+
+  async function writeSteps(rids: readonly number[]): Promise<void> {
+    for (const rid of rids) {
+      const s = S(0, 3);
+      await writeRollout(dir, rid, [s]);
+      await writeTrainShard(dir, rid, { rank: 0, rows: [trainRow(s, rid + 1)], cp: { rank: 0, size: 1 } });
+    }
+    await ageFiles(dir);
+  }
+
+  test("close() closes the shard handles kept for token point reads", async () => {
+    await writeSteps([0]);
+    const r = openReader(dir);
+    await r.tokens(0, 0, {});
+    const open = fdsUnder(dir);
+    if (open === null) return; // no /proc: nothing to observe
+    expect(open.some((f) => f.endsWith(path.join("train_data", "0_0.pt")))).toBe(true);
+    await r.close();
+    expect(fdsUnder(dir)).toEqual([]);
+    await r.close(); // idempotent
+    expect((await r.tokens(0, 0, {})).total_len).toBe(6); // still usable: reopens on demand
+  });
+
+  test("listing computes nothing; prewarm() caches the newest steps, prewarm(rid) a given one", async () => {
+    await writeSteps([0, 1, 2]);
+    const r = openReader(dir, { cacheDir });
+    expect((await r.listRolloutIds()).train).toEqual([0, 1, 2]);
+    expect(await fs.readdir(cacheDir)).toEqual([]);
+
+    const p = r.prewarm();
+    expect(r.prewarm()).toBe(p); // at most one in flight
+    await p;
+    expect((await fs.readdir(cacheDir)).sort()).toEqual(["rollout_1.summary.parquet", "rollout_2.summary.parquet"]);
+
+    await r.prewarm(0);
+    expect((await fs.readdir(cacheDir)).sort()).toEqual([
+      "rollout_0.summary.parquet",
+      "rollout_1.summary.parquet",
+      "rollout_2.summary.parquet",
+    ]);
+    const warm = await r.summary(2, false); // answered from memory
+    expect(warm.rows[0]!.normalized_reward).toBe(0.3);
+    await r.prewarm(7); // a missing step is skipped quietly
+    await r.close();
+    await fs.rm(cacheDir, { recursive: true, force: true });
+    await r.prewarm(); // no-op after close
+    await expect(fs.readdir(cacheDir)).rejects.toThrow();
+  });
+
+  test("prewarm waits for foreground calls and answers them the same", async () => {
+    await writeSteps([0, 1]);
+    const r = openReader(dir, { cacheDir });
+    const bg = r.prewarm();
+    const [fg] = await Promise.all([r.summary(1, false), bg]);
+    const fresh = await openReader(dir).summary(1, false);
+    expect(fg).toEqual(fresh);
+  });
+});
+
+describe("token point read: I/O budget (perf regression guard, not timed)", () => {
+  // 2 DP shards × 2 TP copies, 16 samples each, 8 000-token responses: every per-token
+  // storage is 32 000 bytes and each train file ~5 MB. A point read must stay a point
+  // read: a few positional reads per file to open it, then one read per storage of the
+  // requested sample (loss mask + 7 fields) — never whole files.
+  const R = 8000;
+  const STORAGE = R * 4;
+  const samples = Array.from({ length: 32 }, (_, i) => S(i, R));
+
+  interface ReadLog {
+    path: string;
+    bytes: number;
+  }
+
+  /** Record every FileHandle.read (path, bytes) while `work` runs (Linux /proc needed). */
+  async function recordReads(work: () => Promise<unknown>): Promise<ReadLog[]> {
+    const probe = await fs.open(path.join(dir, "rollout_data", "0.pt"), "r");
+    const proto = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<{ bytesRead: number }> };
+    await probe.close();
+    const original = proto.read;
+    const log: ReadLog[] = [];
+    const spy = vi.spyOn(proto, "read").mockImplementation(async function (this: { fd: number }, ...args: unknown[]) {
+      const target = fsSync.readlinkSync(`/proc/self/fd/${this.fd}`);
+      const res = await original.apply(this, args);
+      log.push({ path: target, bytes: res.bytesRead });
+      return res;
+    });
+    try {
+      await work();
+    } finally {
+      spy.mockRestore();
+    }
+    return log;
+  }
+
+  const sum = (xs: readonly ReadLog[]) => xs.reduce((a, x) => a + x.bytes, 0);
+
+  test.skipIf(!fsSync.existsSync("/proc/self/fd"))("positional reads and bytes of a point read in a 4-file step", async () => {
+    await writeRollout(dir, 0, samples);
+    await writeMirror(
+      path.join(dir, "dashboard_columns", "rollout_0.parquet"),
+      samples.map((s) => ({ sample_index: s.index, response_length: R, total_length: tokensOf(s).length, tokens: tokensOf(s), loss_mask: null, rollout_log_probs: null })),
+      ["created_by", "test"],
+    );
+    const dp = [samples.filter((s) => s.index % 2 === 0), samples.filter((s) => s.index % 2 === 1)];
+    for (const rank of [0, 1, 2, 3]) {
+      const rows = (dp[rank >> 1] as SampleSpec[]).map((s) => trainRow(s, s.index + 1));
+      await writeTrainShard(dir, 0, { rank, rows, cp: { rank: 0, size: 1 } });
+    }
+    await ageFiles(dir);
+    const trainBytes = (await Promise.all([0, 1, 2, 3].map((k) => fs.stat(path.join(dir, "train_data", `0_${k}.pt`))))).reduce((a, st) => a + st.size, 0);
+    expect(trainBytes).toBeGreaterThan(16 * 1024 * 1024);
+
+    const r = openReader(dir);
+    const isTrain = (x: ReadLog) => x.path.includes(`${path.sep}train_data${path.sep}`);
+    // First point read: opens the four files (zip directory + pickle) and reads sample 5.
+    const first = await recordReads(() => r.tokens(0, 5, {}));
+    const firstTrain = first.filter(isTrain);
+    expect(first.some((x) => x.path.includes(`${path.sep}rollout_data${path.sep}`))).toBe(false); // never the rollout .pt
+    expect(firstTrain.length).toBeLessThanOrEqual(4 * 4 + 8); // per file: EOCD tail, central directory, pickle, version; 8 storages
+    expect(sum(firstTrain)).toBeLessThan(1024 * 1024);
+    expect(sum(firstTrain)).toBeLessThan(trainBytes / 16);
+    // The TP peer of the primary and the other DP shard are only opened, never read into.
+    for (const k of [0, 1, 3]) {
+      expect(sum(firstTrain.filter((x) => x.path.endsWith(`0_${k}.pt`)))).toBeLessThan(64 * 1024);
+    }
+
+    // Second point read on the open shards: exactly the sample's storages, one read each.
+    const second = await recordReads(() => r.tokens(0, 7, {}));
+    const secondTrain = second.filter(isTrain);
+    expect(secondTrain.length).toBeGreaterThanOrEqual(1);
+    expect(secondTrain.length).toBeLessThanOrEqual(8);
+    expect(new Set(secondTrain.map((x) => path.basename(x.path)))).toEqual(new Set(["0_2.pt"]));
+    expect(sum(secondTrain)).toBeGreaterThanOrEqual(8 * STORAGE);
+    expect(sum(secondTrain)).toBeLessThanOrEqual(8 * STORAGE + 8 * 1024);
   });
 });

@@ -10,10 +10,15 @@
  *  - Errors: a missing file or sample → 404; a `.pt` that fails to parse and is younger
  *    than 60 s → 503 still_writing; a bad token window → 400; join inconsistencies →
  *    plain Error (500).
+ *  - I/O: the summary reads the rollout dump (per-token lists only counted) and all
+ *    train shards concurrently, then fetches the per-token storages it needs shard by
+ *    shard in a few large positional reads (batches of ≤ 128 MiB); a token point read
+ *    fetches one sample's storages (one read each). Listing never computes anything;
+ *    `prewarm()` computes summaries in the background, `close()` releases handles.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
-import { notFound } from "@/lib/api/errors";
+import { ApiError, notFound } from "@/lib/api/errors";
 import { readSummaryCache, summaryCacheKey, summaryCachePath, writeSummaryCache } from "./cache";
 import {
   guardedLoad,
@@ -28,10 +33,11 @@ import {
   type FileStamp,
 } from "./files";
 import { buildGroups, stepAggregate, GROUP_COLUMNS, type GroupRow, type StepAggregateRow } from "./groups";
-import { buildTrainRow, indexLocations, joinTrainRows, type Location } from "./join";
+import { buildTrainRow, indexLocations, joinTrainRows, planTrainRow, type Location, type RowRequest } from "./join";
 import { Inflight, Lru } from "./lru";
 import { MirrorReader, mirrorRowsFromSamples, writeMirror, type MirrorRow } from "./mirror";
 import { openRolloutDump, PtShardSource, toNumArray, type ShardHandle } from "./pt-source";
+import { SkippedList } from "@/lib/store/pt/load";
 import { pyGet, pyInt } from "./pyobj";
 import { parseSample } from "./sample";
 import { readSidecar, type SidecarIndex } from "./sidecar";
@@ -67,6 +73,9 @@ const MIRROR_LRU = 2;
 /** Evicted shard handles are closed after this delay, so in-flight point reads finish. */
 const CLOSE_DELAY_MS = 30_000;
 const MIRROR_KV = "rlboard.mirror.source";
+/** Per-token sample lists the summary never reads (it needs only `len(tokens)`). */
+const SUMMARY_SKIPPED_LISTS: ReadonlySet<string> = new Set(["tokens", "loss_mask", "rollout_log_probs"]);
+const EMPTY: readonly number[] = [];
 
 interface ShardSet {
   shards: ShardHandle[];
@@ -75,16 +84,58 @@ interface ShardSet {
 
 const stampKey = (s: FileStamp) => `${s.size}:${s.mtimeNs}`;
 
+async function closeSet(p: Promise<ShardSet>): Promise<void> {
+  try {
+    const s = await p;
+    await Promise.all(s.shards.map((h) => h.close()));
+  } catch {
+    // a set that failed to open has nothing to close
+  }
+}
+
+/** Yield to the macrotask queue (I/O callbacks, other requests) before continuing. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** How many of the newest visible train steps `prewarm()` computes (at least). */
+const PREWARM_STEPS = 2;
+/** Rows between event-loop yields in a background (prewarm) join. */
+const PREWARM_YIELD_ROWS = 32;
+/** Poll interval while prewarm waits for foreground calls to finish. */
+const PREWARM_IDLE_POLL_MS = 25;
+
+/**
+ * One sample's TrainRow from open shards: its storages are fetched in one batch (few
+ * positional reads: header and data together, see ZipArchive.readSpans), the row is
+ * built, then the shards drop the fetched bytes again (the row keeps what it uses).
+ */
+async function pointRead(shards: readonly ShardHandle[], sampleIndex: number, locs: readonly Location[]): Promise<TrainRow> {
+  const perShard = new Map<number, RowRequest[]>();
+  for (const { shard, req } of planTrainRow(shards, locs)) {
+    let list = perShard.get(shard);
+    if (!list) perShard.set(shard, (list = []));
+    list.push(req);
+  }
+  try {
+    await Promise.all([...perShard].map(([s, reqs]) => (shards[s] as ShardHandle).prefetch?.(reqs) ?? Promise.resolve()));
+    return await buildTrainRow(sampleIndex, shards, locs);
+  } finally {
+    for (const s of perShard.keys()) (shards[s] as ShardHandle).release?.();
+  }
+}
+
 export class DumpReader {
   readonly dir: string;
   private readonly cacheDir: string | null;
   private readonly summaries: Lru<string, { key: string; frame: SummaryFrame }>;
-  private readonly shardSets = new Lru<string, Promise<ShardSet>>(SHARD_LRU, (p) => {
-    const t = setTimeout(() => {
-      void p.then((s) => Promise.all(s.shards.map((h) => h.close()))).catch(() => undefined);
-    }, CLOSE_DELAY_MS);
-    t.unref?.();
-  });
+  private readonly shardSets = new Lru<string, Promise<ShardSet>>(SHARD_LRU, (p) => this.retire(p));
+  /** Evicted shard sets waiting for their delayed close (closed at once by `close()`). */
+  private readonly retiring = new Map<Promise<ShardSet>, ReturnType<typeof setTimeout>>();
+  /** Foreground calls in progress (prewarm waits for 0). */
+  private foreground = 0;
+  private closed = false;
+  private prewarmQueue: number[] = [];
+  private prewarmNewest = false;
+  private prewarmRun: Promise<void> | null = null;
   private readonly sidecars = new Lru<string, Promise<SidecarIndex>>(SIDECAR_LRU);
   private readonly rebuiltMirrors = new Lru<string, Promise<Map<number, MirrorRow>>>(MIRROR_LRU);
   private readonly mirrors = new MirrorReader();
@@ -99,6 +150,44 @@ export class DumpReader {
 
   private abs(rel: string): string {
     return path.join(this.dir, rel);
+  }
+
+  private retire(p: Promise<ShardSet>): void {
+    const t = setTimeout(() => {
+      this.retiring.delete(p);
+      void closeSet(p);
+    }, CLOSE_DELAY_MS);
+    t.unref?.();
+    this.retiring.set(p, t);
+  }
+
+  /** Count a user-facing call as foreground activity while it runs (see `prewarm`). */
+  private async fg<T>(work: () => Promise<T>): Promise<T> {
+    this.foreground++;
+    try {
+      return await work();
+    } finally {
+      this.foreground--;
+    }
+  }
+
+  /**
+   * Close every open file handle (train shards kept for token point reads, including
+   * evicted ones waiting for their delayed close) and stop prewarming. Idempotent. The
+   * reader stays usable: later calls reopen what they need (but `prewarm` is a no-op).
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.prewarmQueue = [];
+    const sets: Promise<ShardSet>[] = [];
+    for (const [p, t] of this.retiring) {
+      clearTimeout(t);
+      sets.push(p);
+    }
+    this.retiring.clear();
+    const live = this.shardSets.drain();
+    sets.push(...live);
+    await Promise.all([...sets.map(closeSet), this.prewarmRun ?? Promise.resolve()]);
   }
 
   // ---- listing / capabilities
@@ -117,16 +206,27 @@ export class DumpReader {
 
   // ---- rollout loading
 
-  private async loadSamples(rid: number, evaluation: boolean): Promise<SampleRecord[]> {
+  /**
+   * The rollout dump's samples. `lengthsOnly` (the summary): the three per-token lists
+   * are only counted, not materialised (`tokens` stays empty, `totalLength` is set).
+   */
+  private async loadSamples(rid: number, evaluation: boolean, lengthsOnly = false): Promise<SampleRecord[]> {
     const rel = rolloutRel(rid, evaluation);
     const abs = this.abs(rel);
     const { rolloutId, samples } = await guardedLoad(abs, rel, async () => {
-      const dump = await openRolloutDump(abs);
+      const dump = await openRolloutDump(abs, lengthsOnly ? { skipListItems: SUMMARY_SKIPPED_LISTS } : {});
       try {
         const out: SampleRecord[] = [];
         for (const raw of dump.samples) {
+          const tokens = pyGet(raw, "tokens");
+          if (tokens instanceof SkippedList) {
+            const rec = parseSample(raw, rel, { tokens: EMPTY, lossMask: null, rolloutLogProbs: null });
+            rec.totalLength = tokens.length;
+            out.push(rec);
+            continue;
+          }
           const lists = {
-            tokens: await toNumArray(pyGet(raw, "tokens")),
+            tokens: await toNumArray(tokens),
             lossMask: await toNumArray(pyGet(raw, "loss_mask")),
             rolloutLogProbs: await toNumArray(pyGet(raw, "rollout_log_probs")),
           };
@@ -143,16 +243,19 @@ export class DumpReader {
 
   private async openShards(rid: number): Promise<ShardHandle[]> {
     const files = await listTrainShards(this.dir, rid);
-    const out: ShardHandle[] = [];
-    try {
-      for (const f of files) {
+    // All shards at once: their zip directories and pickles are read concurrently.
+    const opened = await Promise.allSettled(
+      files.map((f) => {
         const rel = path.posix.join("train_data", f.name);
         const abs = this.abs(rel);
-        out.push(await guardedLoad(abs, rel, () => PtShardSource.open(abs, f.name)));
-      }
-    } catch (err) {
+        return guardedLoad(abs, rel, () => PtShardSource.open(abs, f.name));
+      }),
+    );
+    const failed = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    const out = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    if (failed) {
       await Promise.all(out.map((h) => h.close()));
-      throw err;
+      throw failed.reason;
     }
     return out;
   }
@@ -165,15 +268,21 @@ export class DumpReader {
     if (st === null) throw notFound(`no such file: ${rel}`);
     const sources: Record<string, FileStamp> = { [path.posix.basename(rel)]: st };
     if (!evaluation) {
-      for (const f of await listTrainShards(this.dir, rid)) {
-        const s = await stampOrNull(this.abs(path.posix.join("train_data", f.name)));
-        if (s !== null) sources[f.name] = s;
-      }
+      const files = await listTrainShards(this.dir, rid);
+      const stamps = await Promise.all(files.map((f) => stampOrNull(this.abs(path.posix.join("train_data", f.name)))));
+      files.forEach((f, i) => {
+        const st = stamps[i];
+        if (st) sources[f.name] = st;
+      });
     }
     return sources;
   }
 
-  async summaryFrame(rid: number, evaluation: boolean): Promise<SummaryFrame> {
+  summaryFrame(rid: number, evaluation: boolean): Promise<SummaryFrame> {
+    return this.fg(() => this.frame(rid, evaluation, false));
+  }
+
+  private async frame(rid: number, evaluation: boolean, background: boolean): Promise<SummaryFrame> {
     const stem = rolloutStem(rid, evaluation);
     const key = summaryCacheKey(await this.summarySources(rid, evaluation));
     const mem = this.summaries.get(stem);
@@ -182,7 +291,7 @@ export class DumpReader {
       const cachePath = this.cacheDir ? summaryCachePath(this.cacheDir, stem) : null;
       let frame = cachePath ? await readSummaryCache(cachePath, key) : null;
       if (frame === null) {
-        frame = await this.computeSummary(rid, evaluation);
+        frame = await this.computeSummary(rid, evaluation, background);
         if (cachePath) {
           await writeSummaryCache(cachePath, key, frame).catch((err: unknown) => {
             console.warn(`[rlboard] could not write summary cache ${cachePath}:`, err);
@@ -194,12 +303,22 @@ export class DumpReader {
     });
   }
 
-  private async computeSummary(rid: number, evaluation: boolean): Promise<SummaryFrame> {
-    const samples = await this.loadSamples(rid, evaluation);
-    if (evaluation) return buildSummary(samples, new Map(), rid, true);
-    const shards = await this.openShards(rid);
+  /** `background` (prewarm): yield to the event loop every few rows of the join. */
+  private async computeSummary(rid: number, evaluation: boolean, background = false): Promise<SummaryFrame> {
+    if (evaluation) return buildSummary(await this.loadSamples(rid, evaluation, true), new Map(), rid, true);
+    // The rollout dump and the train shards are read concurrently.
+    const shardsP = this.openShards(rid);
+    let samples: SampleRecord[];
     try {
-      const rows = await guardPtReads(this.dir, () => joinTrainRows(samples, shards, trainStats));
+      samples = await this.loadSamples(rid, evaluation, true);
+    } catch (err) {
+      await shardsP.then((hs) => Promise.all(hs.map((h) => h.close())), () => undefined);
+      throw err;
+    }
+    const shards = await shardsP;
+    try {
+      const pace = background ? { every: PREWARM_YIELD_ROWS, pause: yieldToEventLoop } : undefined;
+      const rows = await guardPtReads(this.dir, () => joinTrainRows(samples, shards, trainStats, pace));
       return buildSummary(samples, rows, rid, false);
     } finally {
       await Promise.all(shards.map((h) => h.close()));
@@ -231,6 +350,70 @@ export class DumpReader {
   async trajectoryIndices(rid: number): Promise<number[]> {
     const frame = await this.summaryFrame(rid, false);
     return frame.rows.map((r) => r.sample_index).filter((v): v is number => v !== null);
+  }
+
+  // ---- background prewarm
+
+  /**
+   * Background warm-up of step summaries (memory LRU + disk cache), so that opening a
+   * step view finds its summary ready:
+   *  - `prewarm()`: the newest `PREWARM_STEPS` visible train steps, newest first;
+   *  - `prewarm(rid)`: train step `rid`, ahead of anything already queued.
+   * Fire-and-forget: returns at once with a promise that settles when the queue is
+   * empty (errors are logged, never thrown). Idempotent and cheap to call often: cached
+   * steps are cache hits, queued steps are not queued twice, and at most one prewarm
+   * runs per reader. Low priority: each step starts from a `setImmediate`, only while no
+   * foreground call (summary, groups, tokens, …) is running, and its join yields to the
+   * event loop every few rows. A no-op after `close()`.
+   */
+  prewarm(rid?: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (rid === undefined) this.prewarmNewest = true;
+    else {
+      this.prewarmQueue = [rid, ...this.prewarmQueue.filter((r) => r !== rid)];
+    }
+    if (this.prewarmRun === null) {
+      const run = this.runPrewarm().finally(() => {
+        if (this.prewarmRun === run) this.prewarmRun = null;
+      });
+      this.prewarmRun = run;
+    }
+    return this.prewarmRun;
+  }
+
+  private async runPrewarm(): Promise<void> {
+    await yieldToEventLoop();
+    while (!this.closed) {
+      const rid = this.prewarmQueue.shift();
+      if (rid !== undefined) {
+        await this.prewarmOne(rid);
+        continue;
+      }
+      if (!this.prewarmNewest) break;
+      this.prewarmNewest = false;
+      try {
+        const { train } = await listIds(this.dir);
+        for (const r of train.slice(-PREWARM_STEPS).reverse()) if (!this.prewarmQueue.includes(r)) this.prewarmQueue.push(r);
+      } catch (err) {
+        console.warn(`[rlboard] prewarm: cannot list ${this.dir}:`, err);
+      }
+    }
+  }
+
+  private async prewarmOne(rid: number): Promise<void> {
+    while (this.foreground > 0 && !this.closed) {
+      await new Promise<void>((resolve) => {
+        setTimeout(resolve, PREWARM_IDLE_POLL_MS).unref?.();
+      });
+    }
+    if (this.closed) return;
+    await yieldToEventLoop();
+    try {
+      await this.frame(rid, false, true);
+    } catch (err) {
+      // Still being written, vanished, …: a foreground request reports it properly.
+      if (!ApiError.is(err)) console.warn(`[rlboard] prewarm of rollout ${rid} failed:`, err);
+    }
   }
 
   // ---- L2 tokens (point read)
@@ -306,16 +489,25 @@ export class DumpReader {
     return p;
   }
 
-  async tokens(rid: number, sampleIndex: number, opts: TokensOptions = {}): Promise<TokenPayload> {
+  tokens(rid: number, sampleIndex: number, opts: TokensOptions = {}): Promise<TokenPayload> {
+    return this.fg(() => this.tokensImpl(rid, sampleIndex, opts));
+  }
+
+  private async tokensImpl(rid: number, sampleIndex: number, opts: TokensOptions): Promise<TokenPayload> {
     const evaluation = opts.evaluation ?? false;
-    const mirror = await this.mirrorRow(rid, sampleIndex, evaluation);
+    // The mirror row, the train shards and the tokenizer are independent: start all
+    // three; errors are still reported in that order (mirror first).
+    const mirrorP = this.mirrorRow(rid, sampleIndex, evaluation);
+    const setP = evaluation ? Promise.resolve(null) : this.shardSet(rid);
+    const decoderP = this.hasTokenizer().then((has) => (has ? this.loadTokenizer() : null));
+    setP.catch(() => undefined);
+    decoderP.catch(() => undefined);
+    const mirror = await mirrorP;
     let row: TrainRow | null = null;
-    if (!evaluation) {
-      const set = await this.shardSet(rid);
-      const locs = set?.locations.get(sampleIndex);
-      if (set && locs) row = await guardPtReads(this.dir, () => buildTrainRow(sampleIndex, set.shards, locs));
-    }
-    const decoder = (await this.hasTokenizer()) ? await this.loadTokenizer() : null;
+    const set = await setP;
+    const locs = set?.locations.get(sampleIndex);
+    if (set && locs) row = await guardPtReads(this.dir, () => pointRead(set.shards, sampleIndex, locs));
+    const decoder = await decoderP;
     return buildTokenPayload(rid, sampleIndex, evaluation, mirror, row, opts, decoder ? (id) => decoder.decodeOne(id) : null);
   }
 

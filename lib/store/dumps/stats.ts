@@ -100,3 +100,96 @@ export function stdSkipNull(values: readonly (number | null)[]): number | null {
 export function boolToNum(v: boolean | null): number | null {
   return v === null ? null : v ? 1 : 0;
 }
+
+// ---- fused masked statistics (the summary's hot path: no intermediate arrays)
+
+/** `mask > 0` per element as 0/1 bytes (null mask ⇒ null: every element selected). */
+export function maskBits(mask: NumArray | null, n: number): Uint8Array | null {
+  if (mask === null) return null;
+  const out = new Uint8Array(n);
+  const m = Math.min(n, mask.length);
+  for (let i = 0; i < m; i++) out[i] = (mask[i] as number) > 0 ? 1 : 0;
+  return out;
+}
+
+export interface MaskedMoments {
+  /** `meanF32(maskedF32(x, mask))`. */
+  mean: number | null;
+  /** `maxF32(maskedF32(x, mask))`. */
+  max: number | null;
+  /** `stdF32(maskedF32(x, mask))`. */
+  std: number | null;
+}
+
+/**
+ * mean / max / std of the float32-rounded masked selection of `x` in one or two passes,
+ * bit-identical to the maskedF32 → meanF32/maxF32/stdF32 chain (same summation order).
+ * `bits` from `maskBits` (null = all selected).
+ */
+export function maskedMoments(x: NumArray | null, bits: Uint8Array | null, wantStd = false): MaskedMoments {
+  if (x === null) return { mean: null, max: null, std: null };
+  const n = x.length;
+  let k = 0;
+  let s = 0;
+  let m = -Infinity;
+  let nan = false;
+  for (let i = 0; i < n; i++) {
+    if (bits !== null && bits[i] !== 1) continue;
+    const v = Math.fround(x[i] as number);
+    k++;
+    s += v;
+    if (v > m) m = v;
+    else if (v !== v) nan = true;
+  }
+  if (k === 0) return { mean: null, max: null, std: null };
+  let std: number | null = null;
+  if (wantStd) {
+    if (k < 2) std = NaN;
+    else {
+      const mean = s / k;
+      let ss = 0;
+      for (let i = 0; i < n; i++) {
+        if (bits !== null && bits[i] !== 1) continue;
+        const d = Math.fround(x[i] as number) - mean;
+        ss += d * d;
+      }
+      std = Math.fround(Math.sqrt(ss / (k - 1)));
+    }
+  }
+  return { mean: Math.fround(s / k), max: nan ? NaN : m, std };
+}
+
+export interface LpDiffStats {
+  /** mean / max of |f32(a − b)| over the selection. */
+  meanAbs: number | null;
+  maxAbs: number | null;
+  /** mean of f32(exp(f32(a − b))) over the selection. */
+  meanExp: number | null;
+}
+
+/**
+ * Statistics of `lp_diff = f32(a − b)` over the masked selection, bit-identical to
+ * `diffF32` → `maskedF32` → `mapF32(abs | exp)` → `meanF32` / `maxF32`. Null inputs or
+ * different lengths ⇒ all null (like `diffF32`).
+ */
+export function lpDiffStats(a: NumArray | null, b: NumArray | null, bits: Uint8Array | null): LpDiffStats {
+  if (a === null || b === null || a.length !== b.length) return { meanAbs: null, maxAbs: null, meanExp: null };
+  const n = a.length;
+  let k = 0;
+  let sa = 0;
+  let se = 0;
+  let m = -Infinity;
+  let nan = false;
+  for (let i = 0; i < n; i++) {
+    if (bits !== null && bits[i] !== 1) continue;
+    const d = Math.fround((a[i] as number) - (b[i] as number));
+    const ad = Math.abs(d);
+    k++;
+    sa += ad;
+    se += Math.fround(Math.exp(d));
+    if (ad > m) m = ad;
+    else if (ad !== ad) nan = true;
+  }
+  if (k === 0) return { meanAbs: null, maxAbs: null, meanExp: null };
+  return { meanAbs: Math.fround(sa / k), maxAbs: nan ? NaN : m, meanExp: Math.fround(se / k) };
+}

@@ -2,7 +2,7 @@
  * L1 per-sample summary rows (spec api.md 3) as pure functions over SampleRecords and
  * TrainRows. Train-side statistics only ever see loss-masked tokens, in float32.
  */
-import { diffF32, mapF32, maskedF32, maxF32, meanF32, stdF32 } from "./stats";
+import { lpDiffStats, maskBits, maskedMoments, type LpDiffStats, type MaskedMoments } from "./stats";
 import type { SampleRecord, TrainRow } from "./types";
 
 /** Bump whenever a summary column or formula changes (invalidates the summary cache). */
@@ -132,7 +132,7 @@ export function baseColumns(s: SampleRecord, rolloutId: number): Pick<SummaryRow
     status: s.status,
     remove_sample: s.removeSample,
     response_length: s.responseLength,
-    total_length: s.tokens.length,
+    total_length: s.totalLength ?? s.tokens.length,
     reward: numericReward(s.reward),
     weight_version: versions.length ? (versions[versions.length - 1] as string) : null,
     weight_version_min: vmin,
@@ -156,27 +156,116 @@ type TrainColumns = Omit<SummaryRow, (typeof BASE_COLUMNS)[number]>;
 export type TrainStats = Omit<TrainColumns, "truncated"> & { truncated: boolean | undefined };
 
 export function trainStats(row: TrainRow): TrainStats {
-  const mask = row.lossMask;
   const f = row.fields;
-  const entropy = maskedF32(f.entropy, mask);
-  const lpDiff = maskedF32(diffF32(f.log_probs, f.rollout_log_probs), mask);
-  const adv = maskedF32(f.advantages, mask);
-  const absDiff = mapF32(lpDiff, Math.abs);
+  const st = fusedStats(row) ?? perFieldStats(row);
   return {
     raw_reward: row.rawReward,
     normalized_reward: row.reward,
     truncated: row.truncated,
     dumped_rank: row.rank,
-    mean_entropy: meanF32(entropy),
-    max_entropy: maxF32(entropy),
-    ref_entropy_mean: meanF32(maskedF32(f.ref_entropy, mask)),
-    mean_abs_lp_diff: meanF32(absDiff),
-    max_abs_lp_diff: maxF32(absDiff),
-    mean_imp_ratio: meanF32(mapF32(lpDiff, Math.exp)),
-    adv_mean: meanF32(adv),
-    adv_std: stdF32(adv),
-    return_mean: meanF32(maskedF32(f.returns, mask)),
+    mean_entropy: st.entropy.mean,
+    max_entropy: st.entropy.max,
+    ref_entropy_mean: st.refEntropyMean,
+    mean_abs_lp_diff: st.lp.meanAbs,
+    max_abs_lp_diff: st.lp.maxAbs,
+    mean_imp_ratio: st.lp.meanExp,
+    adv_mean: st.adv.mean,
+    adv_std: f.advantages === null ? null : st.adv.std,
+    return_mean: st.returnMean,
     alignment_failed: row.alignmentFailed,
+  };
+}
+
+interface RowMoments {
+  entropy: MaskedMoments;
+  refEntropyMean: number | null;
+  lp: LpDiffStats;
+  adv: MaskedMoments;
+  returnMean: number | null;
+}
+
+const NO_MOMENTS: MaskedMoments = { mean: null, max: null, std: null };
+const NO_LP: LpDiffStats = { meanAbs: null, maxAbs: null, meanExp: null };
+
+/** One masked pass per field (any field lengths), see stats.ts. */
+function perFieldStats(row: TrainRow): RowMoments {
+  const f = row.fields;
+  const bits = maskBits(row.lossMask, Math.max(row.lossMask.length, row.responseLength));
+  return {
+    entropy: maskedMoments(f.entropy, bits),
+    refEntropyMean: maskedMoments(f.ref_entropy, bits).mean,
+    lp: lpDiffStats(f.log_probs, f.rollout_log_probs, bits),
+    adv: maskedMoments(f.advantages, bits, true),
+    returnMean: maskedMoments(f.returns, bits).mean,
+  };
+}
+
+/**
+ * All statistics of a row in ONE pass over the loss mask (plus one for the advantage
+ * std) when every present field has the same length — the normal case. Same float32
+ * rounding and summation order as the per-field path, hence bit-identical; null when
+ * lengths differ (the caller falls back).
+ */
+function fusedStats(row: TrainRow): RowMoments | null {
+  const { entropy: ent, ref_entropy: ref, advantages: adv, returns: ret, log_probs: la, rollout_log_probs: lb } = row.fields;
+  const lpOk = la !== null && lb !== null && la.length === lb.length;
+  let n = -1;
+  for (const x of [ent, ref, adv, ret, lpOk ? la : null]) {
+    if (x === null) continue;
+    if (n >= 0 && x.length !== n) return null;
+    n = x.length;
+  }
+  if (n < 0) return { entropy: NO_MOMENTS, refEntropyMean: null, lp: NO_LP, adv: NO_MOMENTS, returnMean: null };
+  const mask = row.lossMask;
+  const m = Math.min(n, mask.length);
+  let k = 0;
+  let sE = 0, mE = -Infinity, nanE = false;
+  let sR = 0;
+  let sA = 0, sX = 0, mA = -Infinity, nanA = false;
+  let sV = 0;
+  let sT = 0;
+  for (let i = 0; i < m; i++) {
+    if (!((mask[i] as number) > 0)) continue;
+    k++;
+    if (ent !== null) {
+      const v = Math.fround(ent[i] as number);
+      sE += v;
+      if (v > mE) mE = v;
+      else if (v !== v) nanE = true;
+    }
+    if (ref !== null) sR += Math.fround(ref[i] as number);
+    if (lpOk) {
+      const d = Math.fround((la[i] as number) - (lb[i] as number));
+      const ad = Math.abs(d);
+      sA += ad;
+      sX += Math.fround(Math.exp(d));
+      if (ad > mA) mA = ad;
+      else if (ad !== ad) nanA = true;
+    }
+    if (adv !== null) sV += Math.fround(adv[i] as number);
+    if (ret !== null) sT += Math.fround(ret[i] as number);
+  }
+  if (k === 0) return { entropy: NO_MOMENTS, refEntropyMean: null, lp: NO_LP, adv: NO_MOMENTS, returnMean: null };
+  let advStd: number | null = null;
+  if (adv !== null) {
+    if (k < 2) advStd = NaN;
+    else {
+      const mean = sV / k;
+      let ss = 0;
+      for (let i = 0; i < m; i++) {
+        if (!((mask[i] as number) > 0)) continue;
+        const d = Math.fround(adv[i] as number) - mean;
+        ss += d * d;
+      }
+      advStd = Math.fround(Math.sqrt(ss / (k - 1)));
+    }
+  }
+  return {
+    entropy: ent === null ? NO_MOMENTS : { mean: Math.fround(sE / k), max: nanE ? NaN : mE, std: null },
+    refEntropyMean: ref === null ? null : Math.fround(sR / k),
+    lp: lpOk ? { meanAbs: Math.fround(sA / k), maxAbs: nanA ? NaN : mA, meanExp: Math.fround(sX / k) } : NO_LP,
+    adv: adv === null ? NO_MOMENTS : { mean: Math.fround(sV / k), max: null, std: advStd },
+    returnMean: ret === null ? null : Math.fround(sT / k),
   };
 }
 
@@ -201,11 +290,60 @@ export function trainColumns(s: SampleRecord, stats: TrainStats | TrainRow | nul
     };
   }
   const st = "fields" in stats ? trainStats(stats) : stats;
-  return { ...st, truncated: st.truncated ?? s.status === "truncated" };
+  return {
+    raw_reward: st.raw_reward,
+    normalized_reward: st.normalized_reward,
+    truncated: st.truncated ?? s.status === "truncated",
+    dumped_rank: st.dumped_rank,
+    mean_entropy: st.mean_entropy,
+    max_entropy: st.max_entropy,
+    ref_entropy_mean: st.ref_entropy_mean,
+    mean_abs_lp_diff: st.mean_abs_lp_diff,
+    max_abs_lp_diff: st.max_abs_lp_diff,
+    mean_imp_ratio: st.mean_imp_ratio,
+    adv_mean: st.adv_mean,
+    adv_std: st.adv_std,
+    return_mean: st.return_mean,
+    alignment_failed: st.alignment_failed,
+  };
 }
 
 export function summaryRow(s: SampleRecord, row: TrainStats | TrainRow | null, rolloutId: number): SummaryRow {
-  return { ...baseColumns(s, rolloutId), ...trainColumns(s, row) };
+  const b = baseColumns(s, rolloutId);
+  const t = trainColumns(s, row);
+  // One literal in TRAIN_COLUMNS key order (cheaper than spreading two objects).
+  return {
+    sample_index: b.sample_index,
+    group_index: b.group_index,
+    status: b.status,
+    remove_sample: b.remove_sample,
+    response_length: b.response_length,
+    total_length: b.total_length,
+    reward: b.reward,
+    weight_version: b.weight_version,
+    weight_version_min: b.weight_version_min,
+    mixed_version: b.mixed_version,
+    staleness: b.staleness,
+    turns: b.turns,
+    tool_calls: b.tool_calls,
+    non_generation_time: b.non_generation_time,
+    spec_accept_rate: b.spec_accept_rate,
+    prefix_cache_hit_rate: b.prefix_cache_hit_rate,
+    raw_reward: t.raw_reward,
+    normalized_reward: t.normalized_reward,
+    truncated: t.truncated,
+    dumped_rank: t.dumped_rank,
+    mean_entropy: t.mean_entropy,
+    max_entropy: t.max_entropy,
+    ref_entropy_mean: t.ref_entropy_mean,
+    mean_abs_lp_diff: t.mean_abs_lp_diff,
+    max_abs_lp_diff: t.max_abs_lp_diff,
+    mean_imp_ratio: t.mean_imp_ratio,
+    adv_mean: t.adv_mean,
+    adv_std: t.adv_std,
+    return_mean: t.return_mean,
+    alignment_failed: t.alignment_failed,
+  };
 }
 
 /** Summary frame of a rollout; column order follows the first row (3.3). */

@@ -24,6 +24,8 @@ export interface SampleRecord {
   groupIndex: number | null;
   prompt: unknown;
   tokens: NumArray;
+  /** `len(tokens)` when `tokens` was not materialised (summary loads); else undefined. */
+  totalLength?: number;
   responseLength: number;
   reward: unknown;
   lossMask: NumArray | null;

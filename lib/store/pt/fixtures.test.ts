@@ -72,7 +72,7 @@ async function canon(x: unknown, h: Hash): Promise<void> {
     }
     h.update("}");
   } else {
-    throw new TypeError(`unexpected value in fixture graph: ${String(x)}`);
+    throw new TypeError(`unexpected value in fixture graph: ${Object.prototype.toString.call(x)}`);
   }
 }
 

@@ -18,7 +18,7 @@ import {
   writePt,
   zipBytes,
 } from "@/lib/testing/pt-writer";
-import { NdArray, PtFormatError, PyObject, Tensor, loadPt, loadPtEager, materialize, materializeAll, tensorToArray } from "./load";
+import { NdArray, PtFormatError, PyObject, Tensor, loadPt, loadPtEager, materialize, materializeAll, materializeResident, tensorToArray } from "./load";
 
 let dir = "";
 beforeAll(async () => {
@@ -260,5 +260,64 @@ describe("errors", () => {
     const f = await loadPt(await put("closed.pt", ptBytes({ t: tensorOf("f32", [1]) })));
     await f.close();
     await expect(materialize((f.root as { t: Tensor }).t)).rejects.toThrow(/closed/);
+  });
+});
+
+describe("batched prefetch (few large reads) and resident materialisation", () => {
+  function manyTensors() {
+    // 40 per-row tensors of mixed dtypes plus 8 views of one shared storage.
+    const rows = Array.from({ length: 40 }, (_, i) => {
+      const dtype = (["f32", "i32", "i64", "bf16", "f16", "f64"] as const)[i % 6]!;
+      return tensorOf(dtype, Array.from({ length: 50 + i }, (_, j) => (dtype === "i64" ? j * 3 - i : (j - i) * 0.25)));
+    });
+    const shared = storageOf("f32", Array.from({ length: 800 }, (_, j) => j / 8));
+    const views = Array.from({ length: 8 }, (_, k) => viewOf(shared, k * 100, [100]));
+    return { rows, views };
+  }
+
+  for (const byteorder of ["little", "big"] as const) {
+    it(`${byteorder}-endian: prefetch then materializeResident equals lazy materialize, in few reads`, async () => {
+      const p = await put(`prefetch-${byteorder}.pt`, ptBytes(manyTensors(), { byteorder }));
+      const lazy = await loadPt(p);
+      const f = await loadPt(p);
+      try {
+        const root = f.root as { rows: Tensor[]; views: Tensor[] };
+        const all = [...root.rows, ...root.views];
+        expect(materializeResident(all[0]!)).toBeNull(); // nothing resident yet
+        const before = f.readCount;
+        await f.prefetch(all);
+        expect(f.readCount - before).toBeLessThanOrEqual(2); // one merged run (+ split at most once)
+        const want = lazy.root as { rows: Tensor[]; views: Tensor[] };
+        const expected = await Promise.all([...want.rows, ...want.views].map((t) => materialize(t)));
+        const reads = f.readCount;
+        all.forEach((t, i) => {
+          expect(materializeResident(t)).toEqual(expected[i]);
+          expect(materializeResident(t, { share: true })).toEqual(expected[i]);
+        });
+        expect(await materialize(all[3]!)).toEqual(expected[3]);
+        expect(f.readCount).toBe(reads); // served from memory
+        f.release();
+        expect(materializeResident(all[0]!)).toBeNull();
+      } finally {
+        await f.close();
+        await lazy.close();
+      }
+    });
+  }
+
+  it("a partial span of a big storage is fetched as a window, not whole", async () => {
+    const big = storageOf("f32", Array.from({ length: 1 << 19 }, (_, j) => j)); // 2 MiB
+    const p = await put("prefetch-window.pt", ptBytes({ a: viewOf(big, 1000, [10]), b: viewOf(big, 400_000, [20]) }));
+    const f = await loadPt(p);
+    try {
+      const { a } = f.root as { a: Tensor; b: Tensor };
+      const before = f.bytesRead;
+      await f.prefetch([a]);
+      expect(f.bytesRead - before).toBeLessThan(4096);
+      expect(Array.from(materializeResident(a) ?? [])).toEqual(Array.from({ length: 10 }, (_, j) => 1000 + j));
+      expect(materializeResident((f.root as { b: Tensor }).b)).toBeNull();
+    } finally {
+      await f.close();
+    }
   });
 });

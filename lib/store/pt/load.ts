@@ -7,6 +7,9 @@
  *    `Tensor` whose bytes are fetched on `materialize()`. A point read of one tensor
  *    reads only that tensor's span of its storage; storages that are small (≤ 1 MiB by
  *    default) or mostly covered by the request are read whole and cached per storage.
+ *    `PtFile.prefetch(tensors)` fetches many storages at once with few, large,
+ *    concurrent reads (zip.ts `readSpans`); `release()` drops what it kept.
+ *  * `data.pkl`, `byteorder` and `version` are read together at open (1–2 reads).
  *  * The archive prefix is the directory part of the first entry (never hard-coded).
  *  * `byteorder` absent ⇒ little; "big" archives are byte-swapped on read.
  *  * Unknown Python classes become opaque `PyObject`s (see pickle.ts); they never abort
@@ -24,24 +27,28 @@ import {
   TorchStorageType,
   checkView,
   materialize as materializeTensor,
+  materializeResident as materializeTensorResident,
   rebuildTensor,
   torchGlobal,
   type DType,
+  type MaterializeOptions,
   type Storage,
   type TensorArray,
 } from "./tensor";
-import { openZip, type ZipArchive } from "./zip";
+import { openZip, type ReadSpansOptions, type ZipArchive } from "./zip";
 
 export { PtFormatError } from "./errors";
-export { NdArray, NpDtype, PickleError, PyGlobal, PyObject, PY_DICT_KEYS } from "./pickle";
-export { Tensor, TorchDtype, TorchStorageType, type DType, type Storage, type TensorArray } from "./tensor";
-export type { ZipArchive, ZipEntry } from "./zip";
+export { NdArray, NpDtype, PickleError, PyGlobal, PyObject, PY_DICT_KEYS, SkippedList } from "./pickle";
+export { Tensor, TorchDtype, TorchStorageType, type DType, type MaterializeOptions, type Storage, type TensorArray } from "./tensor";
+export type { EntrySpan, ReadSpansOptions, ZipArchive, ZipEntry } from "./zip";
 
 export interface LoadPtOptions {
   /** Extra class resolver consulted before the built-in table (see pickle.ts). */
   findClass?: (module: string, name: string) => unknown;
   /** Storages up to this many bytes are read whole (and cached) on first touch. Default 1 MiB. */
   wholeStorageBytes?: number;
+  /** Lists under these dict keys unpickle as `SkippedList` (length only), see pickle.ts. */
+  skipListItems?: ReadonlySet<string>;
 }
 
 export interface PtFile {
@@ -56,12 +63,32 @@ export interface PtFile {
   readonly archive: ZipArchive;
   /** Bytes read from disk so far (zip structures + data.pkl + storage reads). */
   readonly bytesRead: number;
+  /** Positional reads issued so far. */
+  readonly readCount: number;
+  /**
+   * Fetch the storage spans of many tensors with few, large, concurrent positional reads
+   * (see `ZipArchive.readSpans`) and keep the bytes until `release()`, so that the
+   * following `materialize` calls of these tensors do no I/O. A storage mostly covered
+   * by the requested views (or small) is fetched whole. Tensors of other files are
+   * ignored.
+   */
+  prefetch(tensors: Iterable<Tensor>, opts?: ReadSpansOptions): Promise<void>;
+  /** Drop the bytes kept by `prefetch` (and cached whole storages). */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** Decode a lazy tensor into a flat row-major typed array (dtype mapping: tensor.ts). */
-export function materialize(t: Tensor): Promise<TensorArray> {
-  return materializeTensor(t);
+/**
+ * Decode a lazy tensor into a flat row-major typed array (dtype mapping: tensor.ts).
+ * `{ share: true }` may return a read-only view into cached storage bytes (no copy).
+ */
+export function materialize(t: Tensor, opts?: MaterializeOptions): Promise<TensorArray> {
+  return materializeTensor(t, opts);
+}
+
+/** `materialize` without I/O: null unless the tensor's bytes are already in memory. */
+export function materializeResident(t: Tensor, opts?: MaterializeOptions): TensorArray | null {
+  return materializeTensorResident(t, opts);
 }
 /** Alias of `materialize`. */
 export const tensorToArray = materialize;
@@ -73,9 +100,13 @@ function swapInPlace(b: Uint8Array, size: number): Uint8Array {
 
 class ArchiveStorage implements Storage {
   private whole: Promise<Uint8Array> | null = null;
+  /** `whole` once resolved (synchronous access for `peek`). */
+  private wholeResident: Uint8Array | null = null;
+  /** Prefetched element windows `[lo, hi)` (see `PtFile.prefetch`), little-endian bytes. */
+  private windows: { lo: number; hi: number; bytes: Uint8Array }[] | null = null;
   constructor(
-    private readonly archive: ZipArchive,
-    private readonly entry: string,
+    readonly archive: ZipArchive,
+    readonly entry: string,
     readonly key: string,
     readonly dtype: DType,
     readonly numel: number,
@@ -84,8 +115,43 @@ class ArchiveStorage implements Storage {
     private readonly wholeBytes: number,
   ) {}
 
-  private fix(b: Buffer): Uint8Array {
+  private fix(b: Uint8Array): Uint8Array {
     return this.bigEndian ? swapInPlace(b, DTYPE_ITEMSIZE[this.dtype]) : b;
+  }
+
+  get hasWhole(): boolean {
+    return this.whole !== null;
+  }
+
+  /** Bytes of elements `[lo, hi)` fetched by a batched read. */
+  preload(lo: number, hi: number, bytes: Uint8Array): void {
+    const b = this.fix(bytes);
+    if (lo === 0 && hi === this.numel) {
+      this.whole = Promise.resolve(b);
+      this.wholeResident = b;
+      this.windows = null;
+    } else {
+      (this.windows ??= []).push({ lo, hi, bytes: b });
+    }
+  }
+
+  release(): void {
+    this.whole = null;
+    this.wholeResident = null;
+    this.windows = null;
+  }
+
+  peek(elemStart: number, elemCount: number): Uint8Array | null {
+    if (elemStart < 0 || elemCount < 0 || elemStart + elemCount > this.numel) return null;
+    const size = DTYPE_ITEMSIZE[this.dtype];
+    const all = this.wholeResident;
+    if (all !== null) return all.subarray(elemStart * size, (elemStart + elemCount) * size);
+    for (const w of this.windows ?? []) {
+      if (elemStart >= w.lo && elemStart + elemCount <= w.hi) {
+        return w.bytes.subarray((elemStart - w.lo) * size, (elemStart - w.lo + elemCount) * size);
+      }
+    }
+    return null;
   }
 
   async read(elemStart: number, elemCount: number): Promise<Uint8Array> {
@@ -93,9 +159,18 @@ class ArchiveStorage implements Storage {
     if (elemStart < 0 || elemCount < 0 || elemStart + elemCount > this.numel) {
       throw new PtFormatError(this.archive.path, `read [${elemStart}, ${elemStart + elemCount}) outside storage ${this.key} of ${this.numel} elements`);
     }
+    for (const w of this.windows ?? []) {
+      if (elemStart >= w.lo && elemStart + elemCount <= w.hi) {
+        return w.bytes.subarray((elemStart - w.lo) * size, (elemStart - w.lo + elemCount) * size);
+      }
+    }
     const total = this.numel * size;
     if (this.whole === null && (total <= this.wholeBytes || elemCount * 2 >= this.numel)) {
-      const p = this.archive.readRange(this.entry, 0, total).then((b) => this.fix(b));
+      const p = this.archive.readRange(this.entry, 0, total).then((b) => {
+        const fixed = this.fix(b);
+        if (this.whole === p) this.wholeResident = fixed;
+        return fixed;
+      });
       this.whole = p;
       p.catch(() => {
         if (this.whole === p) this.whole = null;
@@ -113,10 +188,6 @@ function isSystemError(e: unknown): boolean {
   return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === "string" && typeof (e as NodeJS.ErrnoException).syscall === "string";
 }
 
-async function readText(archive: ZipArchive, name: string): Promise<string | null> {
-  if (!archive.entries.has(name)) return null;
-  return (await archive.read(name)).toString("utf8").trim();
-}
 
 /** Open a `.pt` file and unpickle its object graph, leaving tensor data on disk. */
 export async function loadPt(path: string, opts: LoadPtOptions = {}): Promise<PtFile> {
@@ -144,17 +215,29 @@ async function loadFromArchive(archive: ZipArchive, opts: LoadPtOptions): Promis
     prefix = alt === "data.pkl" ? "" : alt.slice(0, -"/data.pkl".length);
   }
 
-  const bo = await readText(archive, join(prefix, "byteorder"));
+  // data.pkl, byteorder and version in one batched read (usually 1–2 positional reads).
+  const pklName = join(prefix, "data.pkl");
+  const textNames = [join(prefix, "byteorder"), join(prefix, "version")].filter((n) => archive.entries.has(n));
+  const names = [pklName, ...textNames];
+  const got = await archive.readSpans(
+    names.map((name) => ({ name, byteOffset: 0, byteLength: archive.entries.get(name)?.size ?? 0 })),
+    { maxGap: 64 * 1024 },
+  );
+  const text = (name: string): string | null => {
+    const i = names.indexOf(name);
+    return i <= 0 ? null : Buffer.from(got[i] as Uint8Array).toString("utf8").trim();
+  };
+  const bo = text(join(prefix, "byteorder"));
   if (bo !== null && bo !== "little" && bo !== "big") throw new PtFormatError(path, `unknown byteorder record ${JSON.stringify(bo)}`);
   const byteorder: "little" | "big" = bo === "big" ? "big" : "little";
-  const version = await readText(archive, join(prefix, "version"));
-  const pkl = await archive.read(join(prefix, "data.pkl"));
+  const version = text(join(prefix, "version"));
+  const pkl = got[0] as Uint8Array;
 
   const wholeBytes = opts.wholeStorageBytes ?? 1 << 20;
   const storages = new Map<string, ArchiveStorage>();
   const persistentLoad = (pid: unknown): unknown => {
     if (!Array.isArray(pid) || pid[0] !== "storage") return new PyObject("persistent_id", [pid]);
-    const [, type, key, location, numel] = pid;
+    const [, type, key, location, numel] = pid as unknown[];
     if (typeof key !== "string" || !Number.isSafeInteger(numel) || (numel as number) < 0) {
       throw new PtFormatError(path, `bad storage persistent id ${JSON.stringify(pid.map(String))}`);
     }
@@ -192,12 +275,55 @@ async function loadFromArchive(archive: ZipArchive, opts: LoadPtOptions): Promis
     if (module === "torch._tensor" && name === "_rebuild_from_type_v2") {
       return (a: unknown[]) => callPy(a[0], Array.isArray(a[2]) ? a[2] : [], null, "reduce");
     }
-    if (module === "torch" && name === "Size") return (a: unknown[]) => (Array.isArray(a[0]) ? a[0].slice() : []);
+    if (module === "torch" && name === "Size") return (a: unknown[]): unknown[] => (Array.isArray(a[0]) ? (a[0] as unknown[]).slice() : []);
     return torchGlobal(module, name);
   };
 
-  const hooks: PickleHooks = { findClass, persistentLoad };
+  const hooks: PickleHooks = { findClass, persistentLoad, ...(opts.skipListItems ? { skipListItems: opts.skipListItems } : {}) };
   const root = unpickle(pkl, hooks);
+
+  const prefetch = async (tensors: Iterable<Tensor>, ropts?: ReadSpansOptions): Promise<void> => {
+    // Union of the requested element spans per storage of this file.
+    const want = new Map<ArchiveStorage, [number, number]>();
+    for (const t of tensors) {
+      const s = t.storage;
+      if (!(s instanceof ArchiveStorage) || s.archive !== archive || s.hasWhole) continue;
+      let lo: number;
+      let hi: number;
+      if (t.shape.length === 1 && (t.stride[0] ?? 0) >= 0) {
+        // the common 1-D view, without span()'s allocation
+        const n = t.shape[0] ?? 0;
+        if (n === 0) continue;
+        lo = t.storageOffset;
+        hi = lo + (n - 1) * (t.stride[0] ?? 0) + 1;
+      } else {
+        if (t.numel === 0) continue;
+        [lo, hi] = t.span();
+      }
+      const cur = want.get(s);
+      if (cur === undefined) want.set(s, [lo, hi]);
+      else {
+        if (lo < cur[0]) cur[0] = lo;
+        if (hi > cur[1]) cur[1] = hi;
+      }
+    }
+    if (want.size === 0) return;
+    const list: { s: ArchiveStorage; lo: number; hi: number }[] = [];
+    for (const [s, [lo, hi]] of want) {
+      const size = DTYPE_ITEMSIZE[s.dtype];
+      // Small or mostly-covered storages are fetched whole (same rule as a lazy read).
+      const whole = s.numel * size <= wholeBytes || (hi - lo) * 2 >= s.numel;
+      list.push(whole ? { s, lo: 0, hi: s.numel } : { s, lo, hi });
+    }
+    const bufs = await archive.readSpans(
+      list.map(({ s, lo, hi }) => {
+        const size = DTYPE_ITEMSIZE[s.dtype];
+        return { name: s.entry, byteOffset: lo * size, byteLength: (hi - lo) * size };
+      }),
+      ropts,
+    );
+    list.forEach(({ s, lo, hi }, i) => s.preload(lo, hi, bufs[i] as Uint8Array));
+  };
 
   return {
     path,
@@ -208,6 +334,13 @@ async function loadFromArchive(archive: ZipArchive, opts: LoadPtOptions): Promis
     archive,
     get bytesRead() {
       return archive.bytesRead;
+    },
+    get readCount() {
+      return archive.readCount;
+    },
+    prefetch,
+    release: () => {
+      for (const s of storages.values()) s.release();
     },
     close: () => archive.close(),
   };

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { encodeElements, numpyArray, pickleDumps, pyCall, pyFloat, pyGlobal, tuple } from "@/lib/testing/pt-writer";
-import { NdArray, NpDtype, PickleError, PyGlobal, PyObject, PY_DICT_KEYS, unpickle } from "./pickle";
+import { NdArray, NpDtype, PickleError, PyGlobal, PyObject, PY_DICT_KEYS, SkippedList, unpickle } from "./pickle";
 
 /** CPython `pickle.dumps(obj, protocol=p)` for p = 0..5 (see __fixtures__/make_pickle_vectors.py). */
 const VECTORS = JSON.parse(readFileSync(new URL("./__fixtures__/pickle-vectors.json", import.meta.url), "utf8")) as Record<string, string>;
@@ -237,5 +237,54 @@ describe("unpickle: robustness", () => {
     expect(out.samples[1999]?.tokens[999]).toBe((1999 * 7919 + 999 * 104729) % 150000);
     expect(out.samples[5]?.rollout_log_probs[3]).toBe(-3 / 301);
     expect(ms).toBeLessThan(1500); // typically ~50-100 ms; generous for a shared 2-core box
+  });
+});
+
+describe("unpickle: list fast path and skipListItems", () => {
+  // MARK <items> APPENDS batches are taken by a speculative fast path when every item is
+  // a primitive; anything else rolls back to the general VM. Both must agree.
+  const PROTO2 = [0x80, 2];
+  const EMPTY_LIST = 0x5d;
+  const MARK = 0x28;
+  const APPENDS = 0x65;
+  const STOP = 0x2e;
+  const binint1 = (v: number) => [0x4b, v];
+  const binint2 = (v: number) => [0x4d, v & 0xff, v >> 8];
+  const binint = (v: number) => { const b = Buffer.alloc(4); b.writeInt32LE(v); return [0x4a, ...b]; };
+  const binfloat = (v: number) => { const b = Buffer.alloc(8); b.writeDoubleBE(v); return [0x47, ...b]; };
+  const long1 = (v: number) => { const b = Buffer.alloc(6); b.writeIntLE(v, 0, 6); return [0x8a, 6, ...b]; };
+
+  it("primitive batches (ints, floats, None, bools, LONG1) land in the list unchanged", () => {
+    const items = [binint1(7), binint2(40000), binint(-5), binfloat(-0.25), [0x4e], [0x88], [0x89], long1(2 ** 40), binfloat(NaN)];
+    const v = unpickle(bytesOf(...PROTO2, EMPTY_LIST, MARK, ...items.flat(), APPENDS, MARK, ...binint1(1), ...binint1(2), APPENDS, STOP)) as unknown[];
+    expect(v).toEqual([7, 40000, -5, -0.25, null, true, false, 2 ** 40, NaN, 1, 2]);
+  });
+
+  it("a batch with a non-primitive item falls back to the general VM (same result)", () => {
+    // [1, 2.5, (3, 4), 'x', 5]: TUPLE2 and a string break the fast path mid-batch.
+    const v = unpickle(bytesOf(...PROTO2, EMPTY_LIST, MARK, ...binint1(1), ...binfloat(2.5), ...binint1(3), ...binint1(4), 0x86, 0x8c, 1, "x", ...binint1(5), APPENDS, STOP));
+    expect(v).toEqual([1, 2.5, [3, 4], "x", 5]);
+    // A MARK whose stack top is a list but that closes as a TUPLE (not APPENDS).
+    const t = unpickle(bytesOf(...PROTO2, EMPTY_LIST, MARK, ...binint1(1), ...binint1(2), 0x74, 0x61, STOP));
+    expect(t).toEqual([[1, 2]]);
+    // Truncated inside the fast path: still a PickleError.
+    expect(() => unpickle(bytesOf(...PROTO2, EMPTY_LIST, MARK, ...binint1(1), 0x4a, 1, 2))).toThrow(PickleError);
+  });
+
+  it("skipListItems: lists under the given dict keys only count their items", () => {
+    const sample = { tokens: Array.from({ length: 2500 }, (_, i) => i % 300), loss_mask: [1, 0, 1], other: [1, 2, 3], rollout_log_probs: [pyFloat(-0.5)], name: "s" };
+    const data = pickleDumps({ samples: [sample, { ...sample, tokens: [] }] });
+    const skip = new Set(["tokens", "loss_mask", "rollout_log_probs"]);
+    const full = asRecord(unpickle(data));
+    const lean = asRecord(unpickle(data, { skipListItems: skip }));
+    const [a, b] = lean.samples as Record<string, unknown>[];
+    expect(a!.tokens).toBeInstanceOf(SkippedList);
+    expect((a!.tokens as SkippedList).length).toBe(2500);
+    expect((a!.loss_mask as SkippedList).length).toBe(3);
+    expect((a!.rollout_log_probs as SkippedList).length).toBe(1);
+    expect((b!.tokens as SkippedList).length).toBe(0);
+    expect(a!.other).toEqual([1, 2, 3]);
+    expect(a!.name).toBe("s");
+    expect(((full.samples as Record<string, unknown>[])[0]!.tokens as unknown[]).length).toBe(2500);
   });
 });

@@ -52,6 +52,17 @@ export type PyCallable = (args: unknown[], kwargs: Record<string, unknown> | nul
 export interface PickleHooks {
   findClass?: (module: string, name: string) => unknown;
   persistentLoad?: (pid: unknown) => unknown;
+  /**
+   * Projection for callers that only need the length of some big lists: a list that is
+   * the value of one of these str keys inside a dict literal (a SETITEMS batch) is not
+   * materialised — it unpickles as a `SkippedList` that only counts its items.
+   */
+  skipListItems?: ReadonlySet<string>;
+}
+
+/** A list whose items were dropped by `PickleHooks.skipListItems`; `length` is its item count. */
+export class SkippedList {
+  length = 0;
 }
 
 /** BUILD handler: objects that implement this receive the state. */
@@ -137,7 +148,7 @@ export class NdArray implements SetStateTarget {
   [PY_SETSTATE](state: unknown): void {
     if (!Array.isArray(state)) return;
     // (version, shape, dtype, is_fortran, rawdata) or the legacy 4-tuple without version.
-    const s = state.length >= 5 ? state.slice(1) : state;
+    const s: unknown[] = state.length >= 5 ? state.slice(1) : state;
     const [shape, dtype, fortran, raw] = s;
     if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d))) return;
     this.shape = shape as number[];
@@ -267,7 +278,9 @@ function pyRepr(k: unknown): string {
   if (k instanceof Uint8Array) return `b'${Buffer.from(k).toString("latin1")}'`;
   if (k instanceof PyGlobal) return k.qualname;
   if (k instanceof PyObject) return `<${k.__class__}>`;
-  return String(k);
+  if (k === undefined) return "undefined";
+  if (typeof k === "symbol") return k.toString();
+  return Object.prototype.toString.call(k); // other objects: "[object …]", as String() gave
 }
 
 /** Dict key → plain-object property name (see header). */
@@ -284,6 +297,10 @@ function keyString(k: unknown): { key: string; simple: boolean } {
 }
 
 function setItem(target: unknown, k: unknown, v: unknown, pos: number): void {
+  if (typeof k === "string" && k !== "__proto__" && isPlainObject(target)) {
+    target[k] = v; // the common case: a str key (no repr, no key map)
+    return;
+  }
   if (isPlainObject(target)) {
     const { key, simple } = keyString(k);
     if (key === "__proto__") Object.defineProperty(target, key, { value: v, enumerable: true, writable: true, configurable: true });
@@ -306,7 +323,9 @@ function setItem(target: unknown, k: unknown, v: unknown, pos: number): void {
 }
 
 function appendItems(target: unknown, items: unknown[], pos: number): void {
-  if (Array.isArray(target)) {
+  if (target instanceof SkippedList) {
+    target.length += items.length;
+  } else if (Array.isArray(target)) {
     for (const it of items) target.push(it);
   } else if (target instanceof Set) {
     for (const it of items) target.add(it);
@@ -445,355 +464,605 @@ function parseIntText(s: string, pos: number): number | bigint {
 }
 
 /**
+ * Speculative fast path of `MARK <primitive items> APPENDS` into `target` (the stack top
+ * at MARK): BININT1/BININT2/BININT/LONG1 (≤ 6 bytes)/BINFLOAT/NONE/NEWTRUE/NEWFALSE
+ * items are appended directly, in one tight loop with no per-item allocation. Returns
+ * the position after APPENDS, or −1 — with `target` restored — on any other opcode or
+ * at the end of the data, so the general VM re-executes from MARK (same result, and
+ * the same errors for truncated input).
+ */
+function appendPrimitiveBatch(buf: Buffer, dv: DataView, start: number, len: number, target: unknown[]): number {
+  const base = target.length;
+  let p = start;
+  while (p < len) {
+    const op = buf[p] as number;
+    if (op === 0x4b) { // BININT1
+      if (p + 2 > len) break;
+      target.push(buf[p + 1]);
+      p += 2;
+    } else if (op === 0x4d) { // BININT2
+      if (p + 3 > len) break;
+      target.push(dv.getUint16(p + 1, true));
+      p += 3;
+    } else if (op === 0x4a) { // BININT
+      if (p + 5 > len) break;
+      target.push(dv.getInt32(p + 1, true));
+      p += 5;
+    } else if (op === 0x47) { // BINFLOAT
+      if (p + 9 > len) break;
+      target.push(dv.getFloat64(p + 1, false));
+      p += 9;
+    } else if (op === 0x65) { // APPENDS
+      return p + 1;
+    } else if (op === 0x4e) { // NONE
+      target.push(null);
+      p += 1;
+    } else if (op === 0x88 || op === 0x89) { // NEWTRUE, NEWFALSE
+      target.push(op === 0x88);
+      p += 1;
+    } else if (op === 0x8a) { // LONG1
+      if (p + 2 > len) break;
+      const n = buf[p + 1] as number;
+      if (n > 6 || p + 2 + n > len) break;
+      target.push(n === 0 ? 0 : buf.readIntLE(p + 2, n));
+      p += 2 + n;
+    } else {
+      break;
+    }
+  }
+  target.length = base;
+  return -1;
+}
+
+/** Mutable VM state shared by the hot loop and the out-of-line opcode handlers. */
+interface Vm {
+  readonly buf: Buffer;
+  readonly dv: DataView;
+  readonly len: number;
+  /** Read position (synchronised with the hot loop's local around out-of-line calls). */
+  pos: number;
+  /** Position of the opcode being executed (error offsets). */
+  opPos: number;
+  readonly stack: unknown[];
+  readonly marks: number[];
+  /** Memo as a (normally dense) array; a missing key is a hole (`!(i in memo)`). */
+  readonly memo: unknown[];
+  memoSize: number;
+  readonly globals: Map<string, unknown>;
+  readonly hooks: PickleHooks;
+}
+
+function vmFail(vm: Vm, msg: string): never {
+  throw new PickleError(msg, vm.opPos);
+}
+
+function vmNeed(vm: Vm, n: number): void {
+  if (vm.pos + n > vm.len) vmFail(vm, `unexpected end of data (truncated pickle): need ${n} bytes`);
+}
+
+/** Pop with the mark floor check (a pop below the innermost MARK is an underflow). */
+function vmPop(vm: Vm): unknown {
+  const { stack, marks } = vm;
+  if (stack.length === 0 || (marks.length > 0 && stack.length <= (marks[marks.length - 1] ?? 0))) vmFail(vm, "stack underflow");
+  return stack.pop();
+}
+
+function vmTop(vm: Vm): unknown {
+  const { stack } = vm;
+  if (stack.length === 0) vmFail(vm, "stack underflow");
+  return stack[stack.length - 1];
+}
+
+function vmPopMark(vm: Vm): unknown[] {
+  const m = vm.marks.pop();
+  if (m === undefined) vmFail(vm, "MARK expected");
+  return vm.stack.splice(m);
+}
+
+function vmU8(vm: Vm): number {
+  vmNeed(vm, 1);
+  return vm.buf[vm.pos++] ?? 0;
+}
+
+function vmU32(vm: Vm): number {
+  vmNeed(vm, 4);
+  const v = vm.dv.getUint32(vm.pos, true);
+  vm.pos += 4;
+  return v;
+}
+
+function vmU64(vm: Vm): number {
+  vmNeed(vm, 8);
+  const lo = vm.dv.getUint32(vm.pos, true);
+  const hi = vm.dv.getUint32(vm.pos + 4, true);
+  vm.pos += 8;
+  if (hi >= 0x200000) vmFail(vm, "length too large");
+  return hi * 4294967296 + lo;
+}
+
+function vmLine(vm: Vm): string {
+  const end = vm.buf.indexOf(10, vm.pos);
+  if (end < 0) vmFail(vm, "unexpected end of data (unterminated line)");
+  const s = vm.buf.toString("latin1", vm.pos, end);
+  vm.pos = end + 1;
+  return s.endsWith("\r") ? s.slice(0, -1) : s;
+}
+
+function vmUtf8(vm: Vm, n: number): string {
+  vmNeed(vm, n);
+  const s = vm.buf.toString("utf8", vm.pos, vm.pos + n);
+  vm.pos += n;
+  return s;
+}
+
+function vmBytes(vm: Vm, n: number): Uint8Array {
+  vmNeed(vm, n);
+  const b = new Uint8Array(vm.buf.subarray(vm.pos, vm.pos + n)); // copy
+  vm.pos += n;
+  return b;
+}
+
+function vmGetMemo(vm: Vm, i: number): unknown {
+  const v = vm.memo[i];
+  if (v === undefined && !(i in vm.memo)) vmFail(vm, `memo key ${i} not found`);
+  return v;
+}
+
+function vmSetMemo(vm: Vm, i: number, v: unknown): void {
+  const memo = vm.memo;
+  if (i >= memo.length || (memo[i] === undefined && !(i in memo))) vm.memoSize++;
+  memo[i] = v;
+}
+
+function vmFindGlobal(vm: Vm, module: string, name: string): unknown {
+  const k = `${module}\n${name}`;
+  if (vm.globals.has(k)) return vm.globals.get(k);
+  let v = vm.hooks.findClass?.(module, name);
+  if (v === undefined) v = builtinGlobal(module, name);
+  if (v === undefined) v = new PyGlobal(module, name);
+  vm.globals.set(k, v);
+  return v;
+}
+
+function vmPersistent(vm: Vm, pid: unknown): unknown {
+  if (vm.hooks.persistentLoad === undefined) vmFail(vm, "persistent id encountered but no persistentLoad hook");
+  return vm.hooks.persistentLoad?.(pid);
+}
+
+function vmCall(vm: Vm, callable: unknown, args: unknown, kwargs: unknown, kind: CallKind): unknown {
+  const a = Array.isArray(args) ? args : [args];
+  const kw = isPlainObject(kwargs) ? kwargs : null;
+  try {
+    return callPy(callable, a, kw, kind);
+  } catch (e) {
+    if (e instanceof PickleError || e instanceof PtFormatError) throw e;
+    throw new PickleError(`calling ${callableName(callable)} failed: ${e instanceof Error ? e.message : String(e)}`, vm.opPos);
+  }
+}
+
+/**
+ * The less frequent opcodes, out of line so that the hot loop in `unpickle` stays small
+ * (it reaches optimised code sooner in a fresh process). Reads and advances `vm.pos`.
+ */
+function rareOp(vm: Vm, op: number): void {
+  const { buf, dv, stack } = vm;
+  switch (op) {
+    case 0x80: // PROTO
+      if (vmU8(vm) > 5) vmFail(vm, "unsupported pickle protocol");
+      return;
+    case 0x95: // FRAME
+      vmU64(vm);
+      return;
+    case 0x8a: case 0x8b: { // LONG1, LONG4
+      const n = op === 0x8a ? vmU8(vm) : vmU32(vm);
+      vmNeed(vm, n);
+      const pos = vm.pos;
+      if (n === 0) stack.push(0);
+      else if (n <= 6) stack.push(buf.readIntLE(pos, n));
+      else {
+        let v = 0n;
+        for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(buf[pos + i] ?? 0);
+        if ((buf[pos + n - 1] ?? 0) & 0x80) v -= 1n << BigInt(8 * n);
+        stack.push(narrowBig(v));
+      }
+      vm.pos += n;
+      return;
+    }
+    case 0x49: { // INT (text); I01/I00 are protocol-0 booleans
+      const s = vmLine(vm);
+      if (s === "01") stack.push(true);
+      else if (s === "00") stack.push(false);
+      else stack.push(parseIntText(s, vm.opPos));
+      return;
+    }
+    case 0x4c: // LONG (text)
+      stack.push(parseIntText(vmLine(vm), vm.opPos));
+      return;
+    case 0x46: { // FLOAT (text)
+      const s = vmLine(vm).trim().toLowerCase();
+      const v = s === "nan" ? Number.NaN : s === "inf" ? Infinity : s === "-inf" ? -Infinity : Number(s);
+      if (Number.isNaN(v) && s !== "nan") vmFail(vm, `bad float literal ${JSON.stringify(s)}`);
+      stack.push(v);
+      return;
+    }
+    // ---- strings and bytes
+    case 0x8d: stack.push(vmUtf8(vm, vmU64(vm))); return; // BINUNICODE8
+    case 0x56: stack.push(unescapeRawUnicode(vmLine(vm))); return; // UNICODE (text)
+    case 0x53: stack.push(unescapePyString(vmLine(vm), vm.opPos)); return; // STRING (text)
+    case 0x54: { // BINSTRING (signed length)
+      vmNeed(vm, 4);
+      const n = dv.getInt32(vm.pos, true);
+      vm.pos += 4;
+      if (n < 0) vmFail(vm, "negative BINSTRING length");
+      vmNeed(vm, n);
+      stack.push(buf.toString("latin1", vm.pos, vm.pos + n));
+      vm.pos += n;
+      return;
+    }
+    case 0x55: { // SHORT_BINSTRING
+      const n = vmU8(vm);
+      vmNeed(vm, n);
+      stack.push(buf.toString("latin1", vm.pos, vm.pos + n));
+      vm.pos += n;
+      return;
+    }
+    case 0x42: stack.push(vmBytes(vm, vmU32(vm))); return; // BINBYTES
+    case 0x43: stack.push(vmBytes(vm, vmU8(vm))); return; // SHORT_BINBYTES
+    case 0x8e: stack.push(vmBytes(vm, vmU64(vm))); return; // BINBYTES8
+    case 0x96: stack.push(vmBytes(vm, vmU64(vm))); return; // BYTEARRAY8
+    case 0x97: case 0x98: vmFail(vm, "out-of-band pickle buffers are not supported"); return;
+    // ---- containers
+    case 0x8f: stack.push(new Set()); return; // EMPTY_SET
+    case 0x64: { // DICT
+      const items = vmPopMark(vm);
+      const d: Record<string, unknown> = {};
+      for (let i = 0; i + 1 < items.length; i += 2) setItem(d, items[i], items[i + 1], vm.opPos);
+      stack.push(d);
+      return;
+    }
+    case 0x91: stack.push(new Set(vmPopMark(vm))); return; // FROZENSET
+    case 0x90: { // ADDITEMS
+      const m = vm.marks.pop();
+      if (m === undefined || m === 0) vmFail(vm, "MARK expected");
+      appendItems(stack[(m) - 1], stack.splice(m), vm.opPos);
+      return;
+    }
+    // ---- stack manipulation and memo
+    case 0x32: stack.push(vmTop(vm)); return; // DUP
+    case 0x30: { // POP
+      const marks = vm.marks;
+      if (marks.length > 0 && marks[marks.length - 1] === stack.length) marks.pop();
+      else vmPop(vm);
+      return;
+    }
+    case 0x31: vmPopMark(vm); return; // POP_MARK
+    case 0x67: stack.push(vmGetMemo(vm, Number(vmLine(vm)))); return; // GET
+    case 0x70: { // PUT
+      const i = Number(vmLine(vm));
+      if (!Number.isInteger(i) || i < 0) vmFail(vm, "bad PUT index");
+      vmSetMemo(vm, i, vmTop(vm));
+      return;
+    }
+    case 0x94: vmSetMemo(vm, vm.memoSize, vmTop(vm)); return; // MEMOIZE
+    // ---- objects
+    case 0x63: { // GLOBAL
+      const module = vmLine(vm);
+      const name = vmLine(vm);
+      stack.push(vmFindGlobal(vm, module, name));
+      return;
+    }
+    case 0x93: { // STACK_GLOBAL
+      const name = vmPop(vm);
+      const module = vmPop(vm);
+      if (typeof module !== "string" || typeof name !== "string") vmFail(vm, "STACK_GLOBAL needs two strings");
+      stack.push(vmFindGlobal(vm, module, name));
+      return;
+    }
+    case 0x81: { // NEWOBJ
+      const args = vmPop(vm);
+      const cls = vmPop(vm);
+      stack.push(vmCall(vm, cls, args, null, "newobj"));
+      return;
+    }
+    case 0x92: { // NEWOBJ_EX
+      const kwargs = vmPop(vm);
+      const args = vmPop(vm);
+      const cls = vmPop(vm);
+      stack.push(vmCall(vm, cls, args, kwargs, "newobj_ex"));
+      return;
+    }
+    case 0x6f: { // OBJ
+      const items = vmPopMark(vm);
+      if (items.length === 0) vmFail(vm, "OBJ without a class");
+      stack.push(vmCall(vm, items[0], items.slice(1), null, "obj"));
+      return;
+    }
+    case 0x69: { // INST
+      const module = vmLine(vm);
+      const name = vmLine(vm);
+      const args = vmPopMark(vm);
+      stack.push(vmCall(vm, vmFindGlobal(vm, module, name), args, null, "inst"));
+      return;
+    }
+    case 0x62: { // BUILD
+      const state = vmPop(vm);
+      const obj = vmTop(vm);
+      if (typeof obj === "object" && obj !== null && typeof (obj as Partial<SetStateTarget>)[PY_SETSTATE] === "function") {
+        try {
+          (obj as SetStateTarget)[PY_SETSTATE](state);
+        } catch (e) {
+          vmFail(vm, `BUILD failed: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      } else if (obj instanceof PyObject) {
+        if (isPlainObject(obj.state) && isPlainObject(state)) Object.assign(obj.state, state);
+        else obj.state = state;
+      } else if (isPlainObject(obj) && isPlainObject(state)) {
+        Object.assign(obj, state);
+      }
+      return;
+    }
+    case 0x50: stack.push(vmPersistent(vm, vmLine(vm))); return; // PERSID
+    case 0x82: case 0x83: case 0x84: vmFail(vm, "pickle extension registry (EXT1/2/4) is not supported"); return;
+    default:
+      vmFail(vm, `unknown opcode 0x${op.toString(16).padStart(2, "0")}`);
+  }
+}
+
+/**
+ * Count-only twin of `appendPrimitiveBatch` for a `SkippedList`: returns the position
+ * after APPENDS and adds the item count, or −1 (nothing counted) on any other opcode.
+ */
+function skipPrimitiveBatch(buf: Buffer, start: number, len: number, target: SkippedList): number {
+  let p = start;
+  let n = 0;
+  while (p < len) {
+    const op = buf[p] as number;
+    let w: number;
+    if (op === 0x4b) w = 2; // BININT1
+    else if (op === 0x4d) w = 3; // BININT2
+    else if (op === 0x4a) w = 5; // BININT
+    else if (op === 0x47) w = 9; // BINFLOAT
+    else if (op === 0x4e || op === 0x88 || op === 0x89) w = 1; // NONE, NEWTRUE, NEWFALSE
+    else if (op === 0x8a && p + 1 < len && (buf[p + 1] as number) <= 6) w = 2 + (buf[p + 1] as number); // LONG1
+    else if (op === 0x65) { // APPENDS
+      target.length += n;
+      return p + 1;
+    } else break;
+    if (p + w > len) break;
+    p += w;
+    n++;
+  }
+  return -1;
+}
+
+/** EMPTY_LIST as the pending value of a skipped key in a SETITEMS batch (see `skipListItems`). */
+function isSkippedSlot(stack: unknown[], marks: number[], skip: ReadonlySet<string>): boolean {
+  const m = marks.length > 0 ? (marks[marks.length - 1] as number) : -1;
+  if (m < 1 || ((stack.length - m) & 1) !== 1) return false;
+  const key = stack[stack.length - 1];
+  return typeof key === "string" && skip.has(key) && isPlainObject(stack[m - 1]);
+}
+
+/**
  * Unpickle `data`. Throws `PickleError` on malformed/truncated input; never throws for
  * unknown classes.
+ *
+ * The loop below executes the opcodes that dominate torch pickles (ints, floats, short
+ * strings, memo get/put, tuples, list/dict building, REDUCE, BINPERSID) inline with the
+ * read position in a local; everything else goes through `rareOp`.
  */
 export function unpickle(data: Uint8Array, hooks: PickleHooks = {}): unknown {
   const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const len = buf.length;
-  let pos = 0;
-  let opPos = 0;
   const stack: unknown[] = [];
   const marks: number[] = [];
-  const memo = new Map<number, unknown>();
-  const globals = new Map<string, unknown>();
-
-  const fail = (msg: string): never => {
-    throw new PickleError(msg, opPos);
-  };
-  const need = (n: number): void => {
-    if (pos + n > len) fail(`unexpected end of data (truncated pickle): need ${n} bytes`);
-  };
-  const pop = (): unknown => {
-    if (stack.length === 0 || (marks.length > 0 && stack.length <= (marks[marks.length - 1] ?? 0))) fail("stack underflow");
-    return stack.pop();
-  };
-  const top = (): unknown => {
-    if (stack.length === 0) fail("stack underflow");
-    return stack[stack.length - 1];
-  };
-  const popMark = (): unknown[] => {
-    const m = marks.pop();
-    if (m === undefined) fail("MARK expected");
-    return stack.splice(m as number);
-  };
-  const u8 = (): number => {
-    need(1);
-    return buf[pos++] ?? 0;
-  };
-  const u32 = (): number => {
-    need(4);
-    const v = dv.getUint32(pos, true);
-    pos += 4;
-    return v;
-  };
-  const u64 = (): number => {
-    need(8);
-    const lo = dv.getUint32(pos, true);
-    const hi = dv.getUint32(pos + 4, true);
-    pos += 8;
-    if (hi >= 0x200000) fail("length too large");
-    return hi * 4294967296 + lo;
-  };
-  const line = (): string => {
-    const end = buf.indexOf(10, pos);
-    if (end < 0) fail("unexpected end of data (unterminated line)");
-    const s = buf.toString("latin1", pos, end);
-    pos = end + 1;
-    return s.endsWith("\r") ? s.slice(0, -1) : s;
-  };
-  const utf8 = (n: number): string => {
-    need(n);
-    const s = buf.toString("utf8", pos, pos + n);
-    pos += n;
-    return s;
-  };
-  const bytes = (n: number): Uint8Array => {
-    need(n);
-    const b = new Uint8Array(buf.subarray(pos, pos + n)); // copy
-    pos += n;
-    return b;
-  };
-  const findGlobal = (module: string, name: string): unknown => {
-    const k = `${module}\n${name}`;
-    if (globals.has(k)) return globals.get(k);
-    let v = hooks.findClass?.(module, name);
-    if (v === undefined) v = builtinGlobal(module, name);
-    if (v === undefined) v = new PyGlobal(module, name);
-    globals.set(k, v);
-    return v;
-  };
-  const persistent = (pid: unknown): unknown => {
-    if (hooks.persistentLoad === undefined) fail("persistent id encountered but no persistentLoad hook");
-    return hooks.persistentLoad?.(pid);
-  };
-  const getMemo = (i: number): unknown => {
-    if (!memo.has(i)) fail(`memo key ${i} not found`);
-    return memo.get(i);
-  };
-  const call = (callable: unknown, args: unknown, kwargs: unknown, kind: CallKind): unknown => {
-    const a = Array.isArray(args) ? args : [args];
-    const kw = isPlainObject(kwargs) ? kwargs : null;
-    try {
-      return callPy(callable, a, kw, kind);
-    } catch (e) {
-      if (e instanceof PickleError || e instanceof PtFormatError) throw e;
-      throw new PickleError(`calling ${callableName(callable)} failed: ${e instanceof Error ? e.message : String(e)}`, opPos);
-    }
-  };
+  const memo: unknown[] = [];
+  const vm: Vm = { buf, dv, len, pos: 0, opPos: 0, stack, marks, memo, memoSize: 0, globals: new Map(), hooks };
+  const skip = hooks.skipListItems && hooks.skipListItems.size > 0 ? hooks.skipListItems : null;
+  let pos = 0;
 
   for (;;) {
-    if (pos >= len) fail("unexpected end of data (no STOP opcode; truncated pickle)");
-    opPos = pos;
-    const op = buf[pos++] ?? 0;
+    if (pos >= len) {
+      vm.opPos = pos;
+      vmFail(vm, "unexpected end of data (no STOP opcode; truncated pickle)");
+    }
+    const opPos = pos;
+    const op = buf[pos++] as number;
     switch (op) {
-      case 0x80: // PROTO
-        if (u8() > 5) fail("unsupported pickle protocol");
-        break;
-      case 0x95: // FRAME
-        u64();
-        break;
-      case 0x2e: // STOP
-        if (stack.length === 0) fail("STOP with an empty stack");
-        return stack.pop();
-      // ---- constants
-      case 0x4e: stack.push(null); break; // NONE
-      case 0x88: stack.push(true); break; // NEWTRUE
-      case 0x89: stack.push(false); break; // NEWFALSE
-      case 0x4a: // BININT
-        need(4);
-        stack.push(dv.getInt32(pos, true));
-        pos += 4;
-        break;
       case 0x4b: // BININT1
-        if (pos >= len) fail("unexpected end of data (truncated pickle)");
+        if (pos >= len) break;
         stack.push(buf[pos++]);
-        break;
+        continue;
+      case 0x68: { // BINGET
+        if (pos >= len) break;
+        const i = buf[pos++] as number;
+        const v = memo[i];
+        if (v === undefined && !(i in memo)) {
+          vm.opPos = opPos;
+          vmFail(vm, `memo key ${i} not found`);
+        }
+        stack.push(v);
+        continue;
+      }
+      case 0x6a: { // LONG_BINGET
+        if (pos + 4 > len) break;
+        const i = dv.getUint32(pos, true);
+        pos += 4;
+        const v = memo[i];
+        if (v === undefined && !(i in memo)) {
+          vm.opPos = opPos;
+          vmFail(vm, `memo key ${i} not found`);
+        }
+        stack.push(v);
+        continue;
+      }
+      case 0x71: // BINPUT
+      case 0x72: { // LONG_BINPUT
+        const w = op === 0x71 ? 1 : 4;
+        if (pos + w > len) break;
+        const i = w === 1 ? (buf[pos] as number) : dv.getUint32(pos, true);
+        pos += w;
+        if (stack.length === 0) {
+          vm.opPos = opPos;
+          vmFail(vm, "stack underflow");
+        }
+        if (i >= memo.length || (memo[i] === undefined && !(i in memo))) vm.memoSize++;
+        memo[i] = stack[stack.length - 1];
+        continue;
+      }
+      case 0x28: { // MARK
+        // Hot path: a batch of primitive list items (token ids, log-probs) between MARK
+        // and APPENDS goes straight into the list, skipping the stack.
+        const target = stack.length > 0 ? stack[stack.length - 1] : undefined;
+        if (Array.isArray(target)) {
+          const next = appendPrimitiveBatch(buf, dv, pos, len, target);
+          if (next >= 0) {
+            pos = next;
+            continue;
+          }
+        } else if (target instanceof SkippedList) {
+          const next = skipPrimitiveBatch(buf, pos, len, target);
+          if (next >= 0) {
+            pos = next;
+            continue;
+          }
+        }
+        marks.push(stack.length);
+        continue;
+      }
       case 0x4d: // BININT2
-        need(2);
+        if (pos + 2 > len) break;
         stack.push(dv.getUint16(pos, true));
         pos += 2;
-        break;
-      case 0x8a: case 0x8b: { // LONG1, LONG4
-        const n = op === 0x8a ? u8() : u32();
-        need(n);
-        if (n === 0) stack.push(0);
-        else if (n <= 6) stack.push(buf.readIntLE(pos, n));
-        else {
-          let v = 0n;
-          for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(buf[pos + i] ?? 0);
-          if ((buf[pos + n - 1] ?? 0) & 0x80) v -= 1n << BigInt(8 * n);
-          stack.push(narrowBig(v));
-        }
-        pos += n;
-        break;
-      }
+        continue;
+      case 0x4a: // BININT
+        if (pos + 4 > len) break;
+        stack.push(dv.getInt32(pos, true));
+        pos += 4;
+        continue;
       case 0x47: // BINFLOAT (big-endian)
-        if (pos + 8 > len) fail("unexpected end of data (truncated pickle)");
+        if (pos + 8 > len) break;
         stack.push(dv.getFloat64(pos, false));
         pos += 8;
-        break;
-      case 0x49: { // INT (text); I01/I00 are protocol-0 booleans
-        const s = line();
-        if (s === "01") stack.push(true);
-        else if (s === "00") stack.push(false);
-        else stack.push(parseIntText(s, opPos));
-        break;
-      }
-      case 0x4c: // LONG (text)
-        stack.push(parseIntText(line(), opPos));
-        break;
-      case 0x46: { // FLOAT (text)
-        const s = line().trim().toLowerCase();
-        const v = s === "nan" ? Number.NaN : s === "inf" ? Infinity : s === "-inf" ? -Infinity : Number(s);
-        if (Number.isNaN(v) && s !== "nan") fail(`bad float literal ${JSON.stringify(s)}`);
-        stack.push(v);
-        break;
-      }
-      // ---- strings and bytes
-      case 0x58: stack.push(utf8(u32())); break; // BINUNICODE
-      case 0x8c: stack.push(utf8(u8())); break; // SHORT_BINUNICODE
-      case 0x8d: stack.push(utf8(u64())); break; // BINUNICODE8
-      case 0x56: stack.push(unescapeRawUnicode(line())); break; // UNICODE (text)
-      case 0x53: stack.push(unescapePyString(line(), opPos)); break; // STRING (text)
-      case 0x54: { // BINSTRING (signed length)
-        need(4);
-        const n = dv.getInt32(pos, true);
-        pos += 4;
-        if (n < 0) fail("negative BINSTRING length");
-        need(n);
-        stack.push(buf.toString("latin1", pos, pos + n));
-        pos += n;
-        break;
-      }
-      case 0x55: { // SHORT_BINSTRING
-        const n = u8();
-        need(n);
-        stack.push(buf.toString("latin1", pos, pos + n));
-        pos += n;
-        break;
-      }
-      case 0x42: stack.push(bytes(u32())); break; // BINBYTES
-      case 0x43: stack.push(bytes(u8())); break; // SHORT_BINBYTES
-      case 0x8e: stack.push(bytes(u64())); break; // BINBYTES8
-      case 0x96: stack.push(bytes(u64())); break; // BYTEARRAY8
-      case 0x97: case 0x98: fail("out-of-band pickle buffers are not supported"); break;
-      // ---- containers
-      case 0x28: marks.push(stack.length); break; // MARK
-      case 0x29: stack.push([]); break; // EMPTY_TUPLE
-      case 0x5d: stack.push([]); break; // EMPTY_LIST
-      case 0x7d: stack.push({}); break; // EMPTY_DICT
-      case 0x8f: stack.push(new Set()); break; // EMPTY_SET
-      case 0x74: case 0x6c: stack.push(popMark()); break; // TUPLE, LIST
-      case 0x85: stack.push([pop()]); break; // TUPLE1
-      case 0x86: { // TUPLE2
-        const b = pop();
-        const a = pop();
-        stack.push([a, b]);
-        break;
-      }
-      case 0x87: { // TUPLE3
-        const c = pop();
-        const b = pop();
-        const a = pop();
-        stack.push([a, b, c]);
-        break;
-      }
-      case 0x64: { // DICT
-        const items = popMark();
-        const d: Record<string, unknown> = {};
-        for (let i = 0; i + 1 < items.length; i += 2) setItem(d, items[i], items[i + 1], opPos);
-        stack.push(d);
-        break;
-      }
-      case 0x91: stack.push(new Set(popMark())); break; // FROZENSET
-      case 0x61: { // APPEND
-        const v = pop();
-        appendItems(top(), [v], opPos);
-        break;
-      }
-      case 0x65: case 0x90: { // APPENDS, ADDITEMS
-        const m = marks.pop();
-        if (m === undefined || m === 0) fail("MARK expected");
-        const target = stack[(m as number) - 1];
-        if (Array.isArray(target)) {
-          // hot path (token lists): copy straight from the stack, no temporary array
-          for (let i = m as number; i < stack.length; i++) target.push(stack[i]);
-          stack.length = m as number;
-        } else {
-          appendItems(target, stack.splice(m as number), opPos);
+        continue;
+      case 0x4e: stack.push(null); continue; // NONE
+      case 0x88: stack.push(true); continue; // NEWTRUE
+      case 0x89: stack.push(false); continue; // NEWFALSE
+      case 0x58: // BINUNICODE
+      case 0x8c: { // SHORT_BINUNICODE
+        const w = op === 0x8c ? 1 : 4;
+        if (pos + w > len) break;
+        const n = w === 1 ? (buf[pos] as number) : dv.getUint32(pos, true);
+        pos += w;
+        if (pos + n > len) {
+          vm.opPos = opPos;
+          vm.pos = pos;
+          vmNeed(vm, n);
         }
-        break;
+        stack.push(n === 0 ? "" : buf.toString("utf8", pos, pos + n));
+        pos += n;
+        continue;
+      }
+      case 0x29: stack.push([]); continue; // EMPTY_TUPLE
+      case 0x5d: // EMPTY_LIST
+        stack.push(skip !== null && isSkippedSlot(stack, marks, skip) ? new SkippedList() : []);
+        continue;
+      case 0x7d: stack.push({}); continue; // EMPTY_DICT
+      case 0x74: case 0x6c: { // TUPLE, LIST
+        const m = marks.pop();
+        if (m === undefined) {
+          vm.opPos = opPos;
+          vmFail(vm, "MARK expected");
+        }
+        stack.push(stack.splice(m));
+        continue;
+      }
+      case 0x85: case 0x86: case 0x87: { // TUPLE1, TUPLE2, TUPLE3
+        const k = op - 0x84;
+        const floor = marks.length > 0 ? (marks[marks.length - 1] ?? 0) : 0;
+        if (stack.length < floor + k || stack.length < k) {
+          vm.opPos = opPos;
+          vmFail(vm, "stack underflow");
+        }
+        stack.push(stack.splice(stack.length - k));
+        continue;
+      }
+      case 0x61: { // APPEND
+        vm.opPos = opPos;
+        const v = vmPop(vm);
+        appendItems(vmTop(vm), [v], opPos);
+        continue;
+      }
+      case 0x65: { // APPENDS
+        const m = marks.pop();
+        if (m === undefined || m === 0) {
+          vm.opPos = opPos;
+          vmFail(vm, "MARK expected");
+        }
+        const target = stack[(m) - 1];
+        if (Array.isArray(target)) {
+          for (let i = m; i < stack.length; i++) target.push(stack[i]);
+          stack.length = m;
+        } else {
+          appendItems(target, stack.splice(m), opPos);
+        }
+        continue;
       }
       case 0x73: { // SETITEM
-        const v = pop();
-        const k = pop();
-        setItem(top(), k, v, opPos);
-        break;
+        vm.opPos = opPos;
+        const v = vmPop(vm);
+        const k = vmPop(vm);
+        setItem(vmTop(vm), k, v, opPos);
+        continue;
       }
       case 0x75: { // SETITEMS
         const m = marks.pop();
-        if (m === undefined || m === 0) fail("MARK expected");
-        const target = stack[(m as number) - 1];
-        if (((stack.length - (m as number)) & 1) !== 0) fail("odd number of items for SETITEMS");
-        for (let i = m as number; i < stack.length; i += 2) setItem(target, stack[i], stack[i + 1], opPos);
-        stack.length = m as number;
-        break;
-      }
-      // ---- stack manipulation and memo
-      case 0x32: stack.push(top()); break; // DUP
-      case 0x30: // POP
-        if (marks.length > 0 && marks[marks.length - 1] === stack.length) marks.pop();
-        else pop();
-        break;
-      case 0x31: popMark(); break; // POP_MARK
-      case 0x67: stack.push(getMemo(Number(line()))); break; // GET
-      case 0x68: { // BINGET
-        if (pos >= len) fail("unexpected end of data (truncated pickle)");
-        const i = buf[pos++] ?? 0;
-        const v = memo.get(i);
-        stack.push(v === undefined ? getMemo(i) : v);
-        break;
-      }
-      case 0x6a: stack.push(getMemo(u32())); break; // LONG_BINGET
-      case 0x70: { // PUT
-        const i = Number(line());
-        if (!Number.isInteger(i) || i < 0) fail("bad PUT index");
-        memo.set(i, top());
-        break;
-      }
-      case 0x71: memo.set(u8(), top()); break; // BINPUT
-      case 0x72: memo.set(u32(), top()); break; // LONG_BINPUT
-      case 0x94: memo.set(memo.size, top()); break; // MEMOIZE
-      // ---- objects
-      case 0x63: { // GLOBAL
-        const module = line();
-        const name = line();
-        stack.push(findGlobal(module, name));
-        break;
-      }
-      case 0x93: { // STACK_GLOBAL
-        const name = pop();
-        const module = pop();
-        if (typeof module !== "string" || typeof name !== "string") fail("STACK_GLOBAL needs two strings");
-        stack.push(findGlobal(module as string, name as string));
-        break;
+        if (m === undefined || m === 0) {
+          vm.opPos = opPos;
+          vmFail(vm, "MARK expected");
+        }
+        if (((stack.length - (m)) & 1) !== 0) {
+          vm.opPos = opPos;
+          vmFail(vm, "odd number of items for SETITEMS");
+        }
+        const target = stack[(m) - 1];
+        const plain = isPlainObject(target);
+        for (let i = m; i < stack.length; i += 2) {
+          const k = stack[i];
+          // common case inline: a str key into a plain dict (see setItem)
+          if (plain && typeof k === "string" && k !== "__proto__") (target)[k] = stack[i + 1];
+          else setItem(target, k, stack[i + 1], opPos);
+        }
+        stack.length = m;
+        continue;
       }
       case 0x52: { // REDUCE
-        const args = pop();
-        const callable = pop();
-        stack.push(call(callable, args, null, "reduce"));
-        break;
+        vm.opPos = opPos;
+        const args = vmPop(vm);
+        const callable = vmPop(vm);
+        stack.push(vmCall(vm, callable, args, null, "reduce"));
+        continue;
       }
-      case 0x81: { // NEWOBJ
-        const args = pop();
-        const cls = pop();
-        stack.push(call(cls, args, null, "newobj"));
-        break;
-      }
-      case 0x92: { // NEWOBJ_EX
-        const kwargs = pop();
-        const args = pop();
-        const cls = pop();
-        stack.push(call(cls, args, kwargs, "newobj_ex"));
-        break;
-      }
-      case 0x6f: { // OBJ
-        const items = popMark();
-        if (items.length === 0) fail("OBJ without a class");
-        stack.push(call(items[0], items.slice(1), null, "obj"));
-        break;
-      }
-      case 0x69: { // INST
-        const module = line();
-        const name = line();
-        const args = popMark();
-        stack.push(call(findGlobal(module, name), args, null, "inst"));
-        break;
-      }
-      case 0x62: { // BUILD
-        const state = pop();
-        const obj = top();
-        if (typeof obj === "object" && obj !== null && typeof (obj as Partial<SetStateTarget>)[PY_SETSTATE] === "function") {
-          try {
-            (obj as SetStateTarget)[PY_SETSTATE](state);
-          } catch (e) {
-            fail(`BUILD failed: ${e instanceof Error ? e.message : String(e)}`);
-          }
-        } else if (obj instanceof PyObject) {
-          if (isPlainObject(obj.state) && isPlainObject(state)) Object.assign(obj.state, state);
-          else obj.state = state;
-        } else if (isPlainObject(obj) && isPlainObject(state)) {
-          Object.assign(obj, state);
+      case 0x51: // BINPERSID
+        vm.opPos = opPos;
+        stack.push(vmPersistent(vm, vmPop(vm)));
+        continue;
+      case 0x2e: // STOP
+        if (stack.length === 0) {
+          vm.opPos = opPos;
+          vmFail(vm, "STOP with an empty stack");
         }
-        break;
-      }
-      case 0x51: stack.push(persistent(pop())); break; // BINPERSID
-      case 0x50: stack.push(persistent(line())); break; // PERSID
-      case 0x82: case 0x83: case 0x84: fail("pickle extension registry (EXT1/2/4) is not supported"); break;
+        return stack.pop();
       default:
-        fail(`unknown opcode 0x${op.toString(16).padStart(2, "0")}`);
+        vm.pos = pos;
+        vm.opPos = opPos;
+        rareOp(vm, op);
+        pos = vm.pos;
+        continue;
     }
+    // `break` above: an inline opcode ran out of data.
+    vm.opPos = opPos;
+    vmFail(vm, "unexpected end of data (truncated pickle)");
   }
 }

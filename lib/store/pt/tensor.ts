@@ -71,6 +71,8 @@ export interface Storage {
   readonly location: string;
   /** Little-endian bytes of elements `[elemStart, elemStart + elemCount)`. */
   read(elemStart: number, elemCount: number): Promise<Uint8Array>;
+  /** The same bytes when already in memory (cached or prefetched), else null: no I/O. */
+  peek?(elemStart: number, elemCount: number): Uint8Array | null;
 }
 
 export class Tensor {
@@ -266,15 +268,46 @@ export function gatherStrided<T extends TensorArray>(
   return out;
 }
 
+export interface MaterializeOptions {
+  /**
+   * Return a view into the (cached) storage bytes instead of a fresh copy when no
+   * conversion is needed: contiguous view, f32/f64/i32/i16/i8/u8/bool, aligned bytes,
+   * little-endian host. Such a result must be treated as read-only and keeps the
+   * storage buffer alive while referenced. Default false (always a fresh array).
+   */
+  share?: boolean;
+}
+
+/** A zero-copy typed view of `count` elements at byte `byteOffset` of `bytes`, or null. */
+function viewContiguous(bytes: Uint8Array, dtype: DType, count: number, byteOffset: number): TensorArray | null {
+  if (!HOST_LE) return null;
+  const abs = bytes.byteOffset + byteOffset;
+  const size = DTYPE_ITEMSIZE[dtype];
+  if (abs % size !== 0 || byteOffset + count * size > bytes.byteLength) return null;
+  switch (dtype) {
+    case "f32": return new Float32Array(bytes.buffer, abs, count);
+    case "f64": return new Float64Array(bytes.buffer, abs, count);
+    case "i32": return new Int32Array(bytes.buffer, abs, count);
+    case "i16": return new Int16Array(bytes.buffer, abs, count);
+    case "i8": return new Int8Array(bytes.buffer, abs, count);
+    case "u8": case "bool": return new Uint8Array(bytes.buffer, abs, count);
+    default: return null;
+  }
+}
+
 /**
  * Decode a tensor from the bytes of its storage span (`bytes` starts at storage
  * element `bytesElemStart`). Synchronous; used by `materialize` and the eager loader.
  */
-export function decodeTensor(t: Tensor, bytes: Uint8Array, bytesElemStart: number): TensorArray {
+export function decodeTensor(t: Tensor, bytes: Uint8Array, bytesElemStart: number, opts?: MaterializeOptions): TensorArray {
   const [lo, hi] = t.span();
   const count = hi - lo;
   const size = DTYPE_ITEMSIZE[t.dtype];
   if (t.numel === 0) return allocFor(t.dtype, 0);
+  if (opts?.share === true && count === t.numel && t.isContiguous) {
+    const view = viewContiguous(bytes, t.dtype, count, (lo - bytesElemStart) * size);
+    if (view !== null) return view;
+  }
   const decoded = decodeContiguous(bytes, t.dtype, count, (lo - bytesElemStart) * size);
   if (t.isContiguous && count === t.numel) return decoded;
   return gatherStrided(decoded, lo, t.storageOffset, t.shape, t.stride);
@@ -282,6 +315,12 @@ export function decodeTensor(t: Tensor, bytes: Uint8Array, bytesElemStart: numbe
 
 /** Check a view against its storage; returns a message or null. */
 export function checkView(t: Tensor): string | null {
+  const shape = t.shape;
+  // Common case without allocation: a 1-D view with a non-negative stride.
+  if (shape.length === 1 && (t.stride[0] ?? 0) >= 0) {
+    const n = shape[0] ?? 0;
+    if (n === 0 || (t.storageOffset >= 0 && t.storageOffset + (n - 1) * (t.stride[0] ?? 0) + 1 <= t.storage.numel)) return null;
+  }
   const [lo, hi] = t.span();
   if (t.numel > 0 && (lo < 0 || hi > t.storage.numel)) {
     return `tensor view [${lo}, ${hi}) outside storage ${t.storage.key} of ${t.storage.numel} elements`;
@@ -290,18 +329,35 @@ export function checkView(t: Tensor): string | null {
 }
 
 /** Read the tensor's storage span (only that range) and decode it. */
-export async function materialize(t: Tensor): Promise<TensorArray> {
+export async function materialize(t: Tensor, opts?: MaterializeOptions): Promise<TensorArray> {
   if (t.numel === 0) return allocFor(t.dtype, 0);
   const [lo, hi] = t.span();
   const bytes = await t.storage.read(lo, hi - lo);
-  return decodeTensor(t, bytes, lo);
+  return decodeTensor(t, bytes, lo, opts);
+}
+
+/**
+ * `materialize` without I/O: the decoded tensor when its storage bytes are already in
+ * memory (cached whole storage or a prefetched window), else null.
+ */
+export function materializeResident(t: Tensor, opts?: MaterializeOptions): TensorArray | null {
+  if (t.numel === 0) return allocFor(t.dtype, 0);
+  if (t.storage.peek === undefined) return null;
+  const [lo, hi] = t.span();
+  const bytes = t.storage.peek(lo, hi - lo);
+  return bytes === null ? null : decodeTensor(t, bytes, lo, opts);
 }
 
 // ---------------------------------------------------------------------------------
 // torch globals
 
 function isIntList(x: unknown): x is number[] {
-  return Array.isArray(x) && x.every((v) => Number.isSafeInteger(v) && (v as number) >= 0);
+  if (!Array.isArray(x)) return false;
+  for (let i = 0; i < x.length; i++) {
+    const v: unknown = x[i];
+    if (!Number.isSafeInteger(v) || (v as number) < 0) return false;
+  }
+  return true;
 }
 
 export function isStorage(x: unknown): x is Storage {

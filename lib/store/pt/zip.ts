@@ -36,13 +36,36 @@ export interface ZipArchive {
   readonly zip64: boolean;
   /** Total bytes fetched from disk so far (instrumentation for tests/benchmarks). */
   readonly bytesRead: number;
+  /** Positional reads issued so far (instrumentation for tests/benchmarks). */
+  readonly readCount: number;
   /** Absolute file offset of an entry's data (reads its local header once, cached). */
   dataOffset(name: string): Promise<number>;
   /** Whole entry data. */
   read(name: string): Promise<Buffer>;
   /** `byteLength` bytes starting `byteOffset` bytes into the entry's data. */
   readRange(name: string, byteOffset: number, byteLength: number): Promise<Buffer>;
+  /**
+   * Several ranges of several entries with as few positional reads as possible: the
+   * file intervals are sorted and merged when at most `maxGap` bytes apart (up to
+   * `maxRun` bytes per read); independent runs are read concurrently. An entry whose
+   * data offset is not known yet is read from its local header on, which resolves it in
+   * the same read. Results (views into the run buffers) are in request order.
+   */
+  readSpans(spans: readonly EntrySpan[], opts?: ReadSpansOptions): Promise<Uint8Array[]>;
   close(): Promise<void>;
+}
+
+export interface EntrySpan {
+  name: string;
+  byteOffset: number;
+  byteLength: number;
+}
+
+export interface ReadSpansOptions {
+  /** Merge two intervals when the hole between them is at most this many bytes. Default 256 KiB. */
+  maxGap?: number;
+  /** Upper bound of one merged read. Default 64 MiB. */
+  maxRun?: number;
 }
 
 const SIG_LOCAL = 0x04034b50;
@@ -84,9 +107,14 @@ class ZipReader implements ZipArchive {
   names: string[] = [];
   zip64 = false;
   bytesRead = 0;
+  readCount = 0;
   private fh: FileHandle | null;
   private cdOffset = 0;
   private readonly offsets = new Map<string, Promise<number>>();
+  /** Data offsets already resolved (synchronous view of `offsets`). */
+  private readonly knownOffsets = new Map<string, number>();
+  /** Local-header offsets ascending, to bound an entry's extent (next header or CD). */
+  private headerEnds: Map<string, number> | null = null;
 
   constructor(path: string, fh: FileHandle) {
     this.path = path;
@@ -112,6 +140,7 @@ class ZipReader implements ZipArchive {
       if (bytesRead === 0) this.fail(`unexpected end of file at offset ${position + done} (file shrank or truncated)`);
       done += bytesRead;
       this.bytesRead += bytesRead;
+      this.readCount++;
     }
     return buf;
   }
@@ -174,17 +203,20 @@ class ZipReader implements ZipArchive {
 
     // --- central directory.
     const cd = await this.readAt(cdOffset, cdSize);
+    // DataView getters (builtins) rather than Buffer#readUInt*LE: this loop runs once
+    // per entry (thousands per train shard) in cold code.
+    const dv = new DataView(cd.buffer, cd.byteOffset, cd.byteLength);
     let p = 0;
     for (let i = 0; i < count; i++) {
-      if (p + 46 > cdSize || cd.readUInt32LE(p) !== SIG_CENTRAL) this.fail(`bad central directory entry #${i} at offset ${cdOffset + p}`);
-      const flags = cd.readUInt16LE(p + 8);
-      const method = cd.readUInt16LE(p + 10);
-      let compressedSize = cd.readUInt32LE(p + 20);
-      let size = cd.readUInt32LE(p + 24);
-      const nameLen = cd.readUInt16LE(p + 28);
-      const extraLen = cd.readUInt16LE(p + 30);
-      const commentLen = cd.readUInt16LE(p + 32);
-      let headerOffset = cd.readUInt32LE(p + 42);
+      if (p + 46 > cdSize || dv.getUint32(p, true) !== SIG_CENTRAL) this.fail(`bad central directory entry #${i} at offset ${cdOffset + p}`);
+      const flags = dv.getUint16(p + 8, true);
+      const method = dv.getUint16(p + 10, true);
+      let compressedSize = dv.getUint32(p + 20, true);
+      let size = dv.getUint32(p + 24, true);
+      const nameLen = dv.getUint16(p + 28, true);
+      const extraLen = dv.getUint16(p + 30, true);
+      const commentLen = dv.getUint16(p + 32, true);
+      let headerOffset = dv.getUint32(p + 42, true);
       const end = p + 46 + nameLen + extraLen + commentLen;
       if (end > cdSize) this.fail(`central directory entry #${i} overruns the directory`);
       const name = cd.toString("utf8", p + 46, p + 46 + nameLen);
@@ -192,8 +224,8 @@ class ZipReader implements ZipArchive {
       let x = p + 46 + nameLen;
       const xEnd = x + extraLen;
       while (x + 4 <= xEnd) {
-        const id = cd.readUInt16LE(x);
-        const len = cd.readUInt16LE(x + 2);
+        const id = dv.getUint16(x, true);
+        const len = dv.getUint16(x + 2, true);
         if (id === 0x0001) {
           let q = x + 4;
           const qEnd = q + len;
@@ -223,7 +255,8 @@ class ZipReader implements ZipArchive {
   dataOffset(name: string): Promise<number> {
     let p = this.offsets.get(name);
     if (p === undefined) {
-      p = this.resolveDataOffset(name);
+      const known = this.knownOffsets.get(name);
+      p = known !== undefined ? Promise.resolve(known) : this.resolveDataOffset(name);
       this.offsets.set(name, p);
       p.catch(() => this.offsets.delete(name));
     }
@@ -234,12 +267,108 @@ class ZipReader implements ZipArchive {
     const e = this.entry(name);
     if (e.headerOffset + 30 > this.cdOffset) this.fail(`entry ${name}: local header lies outside the file`);
     const h = await this.readAt(e.headerOffset, 30);
-    if (h.readUInt32LE(0) !== SIG_LOCAL) this.fail(`entry ${name}: bad local header signature at offset ${e.headerOffset}`);
-    const off = e.headerOffset + 30 + h.readUInt16LE(26) + h.readUInt16LE(28);
-    if (off + e.size > this.cdOffset) {
-      this.fail(`entry ${name}: data (offset ${off}, ${e.size} bytes) overruns the central directory (truncated?)`);
+    return this.parseLocalHeader(e, h, 0);
+  }
+
+  /** Data offset from the local header at `at` in `buf` (which starts at the header). */
+  private parseLocalHeader(e: ZipEntry, buf: Uint8Array, at: number, view?: DataView): number {
+    const dv = view ?? new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    if (at + 30 > buf.length || dv.getUint32(at, true) !== SIG_LOCAL) {
+      this.fail(`entry ${e.name}: bad local header signature at offset ${e.headerOffset}`);
     }
+    const off = e.headerOffset + 30 + dv.getUint16(at + 26, true) + dv.getUint16(at + 28, true);
+    if (off + e.size > this.cdOffset) {
+      this.fail(`entry ${e.name}: data (offset ${off}, ${e.size} bytes) overruns the central directory (truncated?)`);
+    }
+    this.knownOffsets.set(e.name, off);
     return off;
+  }
+
+  /** End of the file region owned by an entry: the next local header, or the central directory. */
+  private extentEnd(e: ZipEntry): number {
+    if (this.headerEnds === null) {
+      // Writers emit the central directory in file order; sort only when they did not.
+      const sorted = [...this.entries.values()];
+      let ordered = true;
+      for (let i = 1; i < sorted.length && ordered; i++) ordered = (sorted[i - 1] as ZipEntry).headerOffset <= (sorted[i] as ZipEntry).headerOffset;
+      if (!ordered) sorted.sort((a, b) => a.headerOffset - b.headerOffset);
+      this.headerEnds = new Map();
+      for (let i = 0; i < sorted.length; i++) {
+        const next = sorted[i + 1];
+        this.headerEnds.set((sorted[i] as ZipEntry).name, next ? next.headerOffset : this.cdOffset);
+      }
+    }
+    return this.headerEnds.get(e.name) ?? this.cdOffset;
+  }
+
+  async readSpans(spans: readonly EntrySpan[], opts: ReadSpansOptions = {}): Promise<Uint8Array[]> {
+    const maxGap = opts.maxGap ?? 256 * 1024;
+    const maxRun = opts.maxRun ?? 64 * 1024 * 1024;
+    interface Iv {
+      i: number;
+      e: ZipEntry;
+      lo: number; // file interval [lo, hi)
+      hi: number;
+      header: boolean; // interval starts at the local header (offset unresolved)
+    }
+    const ivs: Iv[] = [];
+    // Partial spans of entries with unknown offsets resolve their header first (small read).
+    await Promise.all(
+      spans.map(async (sp) => {
+        const e = this.entry(sp.name);
+        if (!(Number.isInteger(sp.byteOffset) && Number.isInteger(sp.byteLength)) || sp.byteOffset < 0 || sp.byteLength < 0 || sp.byteOffset + sp.byteLength > e.size) {
+          this.fail(`entry ${sp.name}: range [${sp.byteOffset}, ${sp.byteOffset + sp.byteLength}) outside its ${e.size} bytes`);
+        }
+        if (!this.knownOffsets.has(e.name) && sp.byteLength * 2 < e.size) await this.dataOffset(e.name);
+      }),
+    );
+    spans.forEach((sp, i) => {
+      const e = this.entry(sp.name);
+      const known = this.knownOffsets.get(e.name);
+      if (known !== undefined) {
+        ivs.push({ i, e, lo: known + sp.byteOffset, hi: known + sp.byteOffset + sp.byteLength, header: false });
+      } else {
+        if (e.headerOffset + 30 > this.cdOffset) this.fail(`entry ${e.name}: local header lies outside the file`);
+        ivs.push({ i, e, lo: e.headerOffset, hi: this.extentEnd(e), header: true });
+      }
+    });
+    ivs.sort((a, b) => a.lo - b.lo || a.hi - b.hi);
+    const runs: { lo: number; hi: number; members: Iv[] }[] = [];
+    for (const iv of ivs) {
+      const run = runs[runs.length - 1];
+      if (run && iv.lo - run.hi <= maxGap && Math.max(run.hi, iv.hi) - run.lo <= maxRun) {
+        run.hi = Math.max(run.hi, iv.hi);
+        run.members.push(iv);
+      } else {
+        // Runs start on a 64-byte file boundary, so 64-aligned entry data (torch pads
+        // to it) lands aligned in the run buffer (zero-copy typed views).
+        runs.push({ lo: iv.lo - (iv.lo % 64), hi: iv.hi, members: [iv] });
+      }
+    }
+    const out = new Array<Uint8Array>(spans.length);
+    await Promise.all(
+      runs.map(async (run) => {
+        const buf = await this.readAt(run.lo, run.hi - run.lo);
+        const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        for (const iv of run.members) {
+          const sp = spans[iv.i] as EntrySpan;
+          let start: number;
+          if (iv.header) {
+            const off = this.knownOffsets.get(iv.e.name) ?? this.parseLocalHeader(iv.e, buf, iv.lo - run.lo, dv);
+            if (!this.offsets.has(iv.e.name)) this.offsets.set(iv.e.name, Promise.resolve(off));
+            start = off + sp.byteOffset - run.lo;
+            if (start + sp.byteLength > buf.length) {
+              this.fail(`entry ${iv.e.name}: data (offset ${off}, ${iv.e.size} bytes) overruns its extent (truncated?)`);
+            }
+          } else {
+            start = iv.lo - run.lo;
+          }
+          // A plain Uint8Array view (cheaper to create than a Buffer subarray).
+          out[iv.i] = new Uint8Array(buf.buffer, buf.byteOffset + start, sp.byteLength);
+        }
+      }),
+    );
+    return out;
   }
 
   async read(name: string): Promise<Buffer> {
