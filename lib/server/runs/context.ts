@@ -79,6 +79,8 @@ export async function getRunOrThrow(runId: string | undefined): Promise<RunConte
   const runs = g.__rlboardRuns!;
   let ctx = runs.get(run.id);
   if (!ctx || ctx.dir !== run.dir) {
+    // A run whose directory moved gets fresh readers; the old one's file handles go now.
+    void ctx?.dumps.close();
     const env = serverEnv();
     const cacheDir = runCacheDir(run);
     ctx = {

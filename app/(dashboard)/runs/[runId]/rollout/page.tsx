@@ -10,6 +10,7 @@ export default async function RolloutIndex({ params }: { params: Promise<{ runId
   const ctx = await getPageRunContext(runId);
   const ids = await ctx.dumps.listRolloutIds();
   const train = ids.train.at(-1);
+  if (train !== undefined) void ctx.dumps.prewarm(train);
   if (train !== undefined) redirect(stepHref(ctx.id, train, false));
   const ev = ids.eval.at(-1);
   if (ev !== undefined) redirect(stepHref(ctx.id, ev, true));

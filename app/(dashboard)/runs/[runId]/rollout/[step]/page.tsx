@@ -21,5 +21,7 @@ export default async function RolloutStepPage({ params, searchParams }: Props) {
   const ids = await ctx.dumps.listRolloutIds();
   const n = /^-?\d+$/.test(step) ? Number(step) : Number.NaN;
   if (!(evaluation ? ids.eval : ids.train).includes(n)) return <StepNotFound runId={ctx.id} step={step} evaluation={evaluation} ids={ids} />;
+  // Start the step's join now; the client's summary request joins it instead of starting late.
+  if (!evaluation) void ctx.dumps.prewarm(n);
   return <RolloutStepClient runId={ctx.id} step={n} evaluation={evaluation} ids={ids} live={run.live} />;
 }
