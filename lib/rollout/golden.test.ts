@@ -166,7 +166,11 @@ beforeAll(async () => {
   golden = JSON.parse(await fs.readFile(GOLDEN, "utf8")) as GoldenAnswer[];
 });
 
+/** Readers opened here; closed at the end (no shard file handle is left to the GC). */
+const extraReaders: DumpReader[] = [];
+
 afterAll(async () => {
+  await Promise.all([ctx.dumps, ...extraReaders].map((r) => r.close()));
   await fs.rm(path.dirname(runDir), { recursive: true, force: true });
 });
 
@@ -188,6 +192,7 @@ describe("golden parity of /api/rollout/*", () => {
 
   test("a fresh reader answers the summaries from the on-disk cache with the same values", async () => {
     const cached: Ctx = { ...ctx, dumps: openDumpReader(runDir, { cacheDir: path.join(cacheDir, "dumps") }) };
+    extraReaders.push(cached.dumps);
     const files = await fs.readdir(path.join(cacheDir, "dumps"));
     expect(files).toEqual(expect.arrayContaining(["rollout_0.summary.parquet", "rollout_eval_0.summary.parquet"]));
     for (const g of golden.filter((x) => /\/(summary|groups)/.test(x.url) && x.status === 200)) {
