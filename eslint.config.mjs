@@ -11,7 +11,7 @@ const serverOnly = [
 ];
 
 export default tseslint.config(
-  { ignores: [".next/**", ".next-*/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "collector/clients/python/**"] },
+  { ignores: [".next/**", ".next-*/**", "tmp/**", "collector/dist/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "collector/clients/python/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -20,7 +20,7 @@ interface Stage {
 
 const npx = (bin: string) => path.join(APP_ROOT, "node_modules", ".bin", bin);
 
-function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): { ok: boolean; seconds: number } {
+function run(name: string, cmd: string, args: string[], env: Record<string, string> = {}): { ok: boolean; seconds: number } {
   process.stdout.write(`\n=== ${name} ===\n`);
   const t0 = Date.now();
   const res = spawnSync(cmd, args, { cwd: APP_ROOT, stdio: "inherit", env: { ...process.env, ...env } });

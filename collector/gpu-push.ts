@@ -9,6 +9,7 @@
  * validates and writes; this process never touches the run directory.
  */
 import type { GpuProcessSample, GpuSample } from "@/lib/store/writer/records";
+import { httpFetch } from "./http-client";
 import type { Logger } from "./log";
 import { RateLimitedWarner } from "./log";
 import { GpuSampler } from "./sources/gpu-sampler";
@@ -73,13 +74,13 @@ export function startGpuPusher(opts: GpuPusherOptions): GpuPusherHandle {
     const batch = box.take();
     if (batch.length === 0) return;
     try {
-      const res = await fetch(`${base}/v1/${route}`, {
+      const res = await httpFetch(`${base}/v1/${route}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ records: batch }),
-        signal: AbortSignal.timeout((opts.timeoutS ?? 10) * 1000),
+        timeoutMs: (opts.timeoutS ?? 10) * 1000,
       });
-      const text = await res.text();
+      const text = res.text;
       // 400 means the driver kept the valid part; resending would duplicate it.
       if (res.status === 400) warner.warn(`${route}-400`, `push to ${base}/v1/${route} rejected records: ${text}`);
       else if (!res.ok) throw new Error(`HTTP ${res.status} ${text.slice(0, 200)}`);

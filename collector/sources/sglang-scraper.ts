@@ -15,6 +15,7 @@
  * its engine answers late within the timeout.
  */
 import type { EngineSample } from "@/lib/store/writer/records";
+import { httpFetch } from "../http-client";
 import type { Logger } from "../log";
 import { RateLimitedWarner } from "../log";
 import { buildEngineRecords } from "./sglang-records";
@@ -116,12 +117,9 @@ export class SglangScraper {
     this.inFlight.add(url);
     await this.acquire();
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(this.opts.timeoutS * 1000) });
-      if (!res.ok) {
-        await res.body?.cancel();
-        throw new Error(`HTTP ${res.status}`);
-      }
-      const text = await res.text();
+      const res = await httpFetch(url, { timeoutMs: this.opts.timeoutS * 1000 });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const text = res.text;
       const { records, missingAddr } = buildEngineRecords(text, { ts, addr, whitelist: this.whitelist });
       if (missingAddr > 0) {
         this.warner.warn(`${url}#worker_addr`, `${url}: dropped ${missingAddr} samples without a worker_addr label`);
@@ -138,7 +136,6 @@ export class SglangScraper {
   private describe(e: unknown): string {
     if (!(e instanceof Error)) return String(e);
     if (e.name === "TimeoutError") return `timed out after ${this.opts.timeoutS} s`;
-    const cause = e.cause as { code?: string; message?: string } | undefined;
-    return cause ? `${e.message} (${cause.code ?? cause.message ?? "unknown cause"})` : e.message;
+    return e.message; // node:http errors name the cause, e.g. "connect ECONNREFUSED 10.0.0.1:15000"
   }
 }

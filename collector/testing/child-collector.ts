@@ -1,4 +1,8 @@
-/** Test helper: run the real CLI (`node --import tsx collector/index.ts …`) as a child process. */
+/**
+ * Test helper: run the real CLI as a child process — from source
+ * (`node --import tsx collector/index.ts …`, the default) or as shipped
+ * (`sh collector/launch.sh …`, what `npm run collector` runs: the bundle).
+ */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 
@@ -10,8 +14,18 @@ export interface ChildCollector {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): { proc: ChildProcess; stderr(): string; exited: ChildCollector["exited"] } {
-  const proc = spawn(process.execPath, ["--import", "tsx", "collector/index.ts", ...args], {
+/** The CLI from source, through tsx. */
+export const CLI_SOURCE: readonly string[] = [process.execPath, "--import", "tsx", "collector/index.ts"];
+/** The CLI as `npm run collector` starts it: build-if-stale, then exec node on collector/dist/collector.mjs. */
+export const CLI_LAUNCHER: readonly string[] = ["sh", "collector/launch.sh"];
+
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  command: readonly string[] = CLI_SOURCE,
+): { proc: ChildProcess; stderr(): string; exited: ChildCollector["exited"] } {
+  const [cmd, ...pre] = command;
+  const proc = spawn(cmd!, [...pre, ...args], {
     cwd: process.cwd(),
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -25,8 +39,13 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): { 
   return { proc, stderr: () => err, exited };
 }
 
-export async function spawnCollector(args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 20_000): Promise<ChildCollector> {
-  const c = runCli(["--port", "0", ...args], env);
+export async function spawnCollector(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 20_000,
+  command: readonly string[] = CLI_SOURCE,
+): Promise<ChildCollector> {
+  const c = runCli(["--port", "0", ...args], env, command);
   const end = Date.now() + timeoutMs;
   for (;;) {
     const m = /collector listening on (http:\/\/[^,\s]+)/.exec(c.stderr());
