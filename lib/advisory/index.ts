@@ -76,7 +76,8 @@ export async function mfuSummary(store: MetricStore): Promise<MfuSummary | null>
 // 10.1 stall watchdog
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
+  // a native numeric sort orders finite values exactly like the comparator sort
+  const s = xs.some(Number.isNaN) ? [...xs].sort((a, b) => a - b) : Float64Array.from(xs).sort();
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
@@ -86,26 +87,41 @@ function median(xs: number[]): number {
  * (t0 ≥ attemptStart). `source` carries the OPEN markers without a closed twin.
  */
 export function stallAdvisories(source: PhaseSource, edge: number, attemptStart: number): Advisory[] {
-  const closed = new Map<string, number[]>();
-  const ages = new Map<string, number[]>();
+  // open ages first (usually none: then nothing else is needed)
+  const ages = new Map<number, number[]>();
   source.blocks.forEach((b, k) => {
-    const unmatched = source.unmatched[k]!;
-    b.rows.forEach((e, i) => {
-      if (e.t0 < attemptStart) return;
-      const [map, v] = e.t1 !== OPEN_T1 ? [closed, e.t1 - e.t0] : unmatched.has(i) ? [ages, edge - e.t0] : [null, 0];
-      if (!map) return;
-      let l = map.get(e.name);
-      if (!l) map.set(e.name, (l = []));
-      l.push(v);
-    });
+    for (const i of source.unmatched[k]!) {
+      const t0 = b.t0[i]!;
+      if (t0 < attemptStart || b.t1[i] !== OPEN_T1) continue;
+      const id = b.name[i]!;
+      let l = ages.get(id);
+      if (!l) ages.set(id, (l = []));
+      l.push(edge - t0);
+    }
   });
+  if (ages.size === 0) return [];
+  const closed = new Map<number, number[]>();
+  for (const id of ages.keys()) closed.set(id, []);
+  for (const b of source.blocks) {
+    const { t0, t1, name } = b;
+    for (let i = 0; i < b.n; i++) {
+      const a = t0[i]!;
+      const z = t1[i]!;
+      if (a < attemptStart || z === OPEN_T1) continue;
+      const l = closed.get(name[i]!);
+      if (l) l.push(z - a);
+    }
+  }
+  const strings = source.blocks[0]!.strings.values;
+  const names = [...ages.keys()].map((id) => [strings[id]!, id] as const).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   const out: Advisory[] = [];
-  for (const name of [...ages.keys()].sort()) {
-    const durations = closed.get(name) ?? [];
+  for (const [name, id] of names) {
+    const durations = closed.get(id)!;
     if (durations.length < STALL_MIN_CLOSED) continue;
     const typical = median(durations);
-    const open = ages.get(name)!;
-    const age = Math.max(...open);
+    const open = ages.get(id)!;
+    let age = -Infinity;
+    for (const a of open) age = Math.max(age, a);
     if (!(age > Math.max(STALL_FACTOR * typical, STALL_MIN_AGE_S))) continue;
     const ratio = typical > 0 ? `${pyFixed(age / typical, 0)}x its median duration (${fmt(typical)})` : `while its median duration is ${fmt(typical)}`;
     let message =

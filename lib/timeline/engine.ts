@@ -8,8 +8,8 @@
  * (e.g. current SGLang's `is_streaming`) land in one fold group and are summed too.
  */
 import type { MetricStore } from "@/lib/store/telemetry";
-import { canonicalLabels, cmpStr } from "@/lib/store/telemetry/blocks";
-import { MASK, SHIFT } from "@/lib/store/telemetry/columns";
+import { cmpStr, type EngineMetricColumns } from "@/lib/store/telemetry/blocks";
+import { blockParts, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type Part } from "@/lib/store/telemetry/engine-parts";
 import { pickNumbers, strideIndices } from "@/lib/timeline/downsample";
 
 export interface EngineSeries {
@@ -40,22 +40,9 @@ export const ENGINE_MEAN_METRICS: Readonly<Record<string, string>> = {
   sglang_kv_transfer_speed_mean_gb_s: "sglang_kv_transfer_speed_gb_s",
 };
 
-export const ENGINE_MEAN_AGGREGATED_METRICS: ReadonlySet<string> = new Set([
-  "sglang_token_usage",
-  "sglang_cache_hit_rate",
-  "sglang_kv_transfer_latency_ms",
-]);
+export { ENGINE_MEAN_AGGREGATED_METRICS };
 
 const HIDDEN_SUFFIXES = ["_total", "_sum", "_count"];
-
-interface Part {
-  addr: string;
-  labels: Record<string, string>;
-  /** canonical labels string (sort key) */
-  key: string;
-  ts: Float64Array;
-  value: Float64Array;
-}
 
 /** Raw metric names present anywhere in the engine stream. */
 async function rawMetricNames(store: MetricStore): Promise<Set<string>> {
@@ -64,8 +51,7 @@ async function rawMetricNames(store: MetricStore): Promise<Set<string>> {
   return store.memo("engine:names", version, async () => {
     const blocks = await store.engine.read(files);
     const names = new Set<string>();
-    for (const b of blocks)
-      for (const [id, cols] of b.metrics) if (cols.rows > 0) names.add(store.dicts.metrics.values[id]!);
+    for (const b of blocks) for (const id of b.metricIds()) names.add(store.dicts.metrics.values[id]!);
     return names;
   });
 }
@@ -79,16 +65,6 @@ export async function engineMetricNames(store: MetricStore): Promise<string[]> {
   for (const [derived, base] of Object.entries(ENGINE_MEAN_METRICS))
     if (raw.has(`${base}_sum`) && raw.has(`${base}_count`)) out.add(derived);
   return [...out].sort(cmpStr);
-}
-
-function withoutNulls(labels: Record<string, string | null>, dropDp: boolean): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k in labels) {
-    const v = labels[k];
-    if (v === null || v === undefined || (dropDp && k === "dp_rank")) continue;
-    out[k] = v;
-  }
-  return out;
 }
 
 /**
@@ -117,113 +93,94 @@ async function computeParts(
   t1: number | null,
   perDpRank: boolean,
 ): Promise<Part[]> {
-  const blocks = await store.engine.window(t0, t1);
+  const files = await store.engine.windowFiles(t0, t1);
+  const blocks = await store.engine.read(files);
   const metricId = store.dicts.metrics.lookup(metric);
   if (metricId === undefined) return [];
-  const d = store.dicts;
+  const mean = ENGINE_MEAN_AGGREGATED_METRICS.has(metric);
   const lo = t0 ?? -Infinity;
   const hi = t1 ?? Infinity;
-  const cols = blocks
-    .map((b) => b.metrics.get(metricId))
-    .filter((c): c is NonNullable<typeof c> => c !== undefined && c.rows > 0 && c.maxTs >= lo && c.minTs <= hi);
-  // raw series id → part index
-  const partOf = new Int32Array(d.seriesAddr.length).fill(-1);
-  const partIndex = new Map<string, number>();
-  const meta: { addr: string; labels: Record<string, string>; key: string }[] = [];
-  const counts: number[] = [];
-  const resolve = (sid: number): number => {
-    const labels = withoutNulls(d.seriesLabels[sid]!, !perDpRank);
-    const addr = d.seriesAddr[sid]!;
-    const key = canonicalLabels(labels);
-    const full = `${addr}\u0000${key}`;
-    let p = partIndex.get(full);
-    if (p === undefined) {
-      p = meta.length;
-      partIndex.set(full, p);
-      meta.push({ addr, labels, key });
-      counts.push(0);
-    }
-    partOf[sid] = p;
-    return p;
-  };
-  // pass 1: resolve parts and count rows; pass 2: fill typed columns
-  for (const col of cols) {
-    const [g0, g1] = col.groupRange(t0, t1);
-    const series = col.series.chunks;
-    for (let g = g0; g < g1; g++) {
-      const ts = col.groupTs(g);
-      if (ts < lo || ts > hi) continue;
-      const end = col.groupEnd(g);
-      for (let r = col.groupStart(g); r < end; r++) {
-        const sid = series[r >>> SHIFT]![r & MASK]!;
-        const p = partOf[sid]!;
-        counts[p < 0 ? resolve(sid) : p]!++;
+  const live = blocks.filter((b) => {
+    const r = b.metricRange(metricId);
+    return r !== null && r.maxTs >= lo && r.minTs <= hi;
+  });
+  // Hour partitions hold disjoint ts ranges, so the parts of the window are the per-block
+  // parts (memoised on each block), sliced to [t0, t1] and concatenated — exactly what
+  // one pass over all rows gives, as long as consecutive pieces of a part do not overlap
+  // in ts (strictly when folding: a fold group must not span two blocks). The legacy flat
+  // file spans all time; then, or when that check fails, take the one-pass path.
+  if (files.every((f) => f.hourStart !== null)) {
+    const merged = new Map<string, { meta: Part; pieces: [Float64Array, Float64Array][]; last: number }>();
+    const perBlock = await Promise.all(live.map((b) => blockParts(store.dicts, b, metricId, perDpRank)));
+    let ok = true;
+    outer: for (const parts of perBlock) {
+      for (const p of parts) {
+        const a = lowerBound(p.ts, lo);
+        const z = upperBound(p.ts, hi);
+        if (z <= a) continue;
+        const full = `${p.addr}\u0000${p.key}`;
+        let m = merged.get(full);
+        if (!m) merged.set(full, (m = { meta: p, pieces: [], last: -Infinity }));
+        const first = p.ts[a]!;
+        if (perDpRank ? first < m.last : first <= m.last) {
+          ok = false;
+          break outer;
+        }
+        m.pieces.push([p.ts.subarray(a, z), p.value.subarray(a, z)]);
+        m.last = p.ts[z - 1]!;
       }
     }
-  }
-  const parts: Part[] = meta.map((m, i) => ({ ...m, ts: new Float64Array(counts[i]!), value: new Float64Array(counts[i]!) }));
-  const fill = new Int32Array(parts.length);
-  const sorted = new Uint8Array(parts.length).fill(1);
-  for (const col of cols) {
-    const [g0, g1] = col.groupRange(t0, t1);
-    const series = col.series.chunks;
-    const values = col.value.chunks;
-    for (let g = g0; g < g1; g++) {
-      const ts = col.groupTs(g);
-      if (ts < lo || ts > hi) continue;
-      const end = col.groupEnd(g);
-      for (let r = col.groupStart(g); r < end; r++) {
-        const c = r >>> SHIFT;
-        const o = r & MASK;
-        const p = partOf[series[c]![o]!]!;
-        const part = parts[p]!;
-        const k = fill[p]!++;
-        if (k > 0 && ts < part.ts[k - 1]!) sorted[p] = 0;
-        part.ts[k] = ts;
-        part.value[k] = values[c]![o]!;
+    if (ok) {
+      const out: Part[] = [];
+      for (const { meta, pieces } of merged.values()) {
+        let ts: Float64Array;
+        let value: Float64Array;
+        if (pieces.length === 1 && pieces[0]![0].length === meta.ts.length) [ts, value] = pieces[0]!;
+        else {
+          let n = 0;
+          for (const [x] of pieces) n += x.length;
+          ts = new Float64Array(n);
+          value = new Float64Array(n);
+          let at = 0;
+          for (const [x, y] of pieces) {
+            ts.set(x, at);
+            value.set(y, at);
+            at += x.length;
+          }
+        }
+        out.push({ addr: meta.addr, labels: meta.labels, key: meta.key, ts, value });
       }
+      out.sort((a, b) => cmpStr(a.addr, b.addr) || cmpStr(a.key, b.key));
+      return out;
     }
   }
-  const mean = ENGINE_MEAN_AGGREGATED_METRICS.has(metric);
-  const out = parts.filter((p) => p.ts.length > 0);
-  parts.forEach((p, i) => {
-    if (!sorted[i]) sortPart(p);
-    if (!perDpRank) fold(p, mean);
-  });
-  out.sort((a, b) => cmpStr(a.addr, b.addr) || cmpStr(a.key, b.key));
-  return out;
+  await Promise.all(live.map((b) => b.ensureRaw(metricId)));
+  const cols = live.map((b) => b.metrics.get(metricId)).filter((c): c is EngineMetricColumns => c !== undefined && c.rows > 0);
+  return partsOf(store.dicts, cols, t0, t1, perDpRank, mean);
 }
 
-function sortPart(p: Part): void {
-  const order = Array.from({ length: p.ts.length }, (_, i) => i);
-  order.sort((i, j) => p.ts[i]! - p.ts[j]! || i - j);
-  const ts = p.ts.slice();
-  const value = p.value.slice();
-  order.forEach((i, k) => {
-    p.ts[k] = ts[i]!;
-    p.value[k] = value[i]!;
-  });
+/** First index with `a[i] >= x` (a ascending). */
+function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (a[m]! < x) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
 }
 
-/** Merge same-ts rows of a ts-sorted part in place: sum (or mean). */
-function fold(p: Part, mean: boolean): void {
-  const n = p.ts.length;
-  let w = 0;
-  let i = 0;
-  while (i < n) {
-    const t = p.ts[i]!;
-    let sum = p.value[i]!;
-    let j = i + 1;
-    while (j < n && p.ts[j] === t) sum += p.value[j++]!;
-    p.ts[w] = t;
-    p.value[w] = mean ? sum / (j - i) : sum;
-    w++;
-    i = j;
+/** First index with `a[i] > x` (a ascending). */
+function upperBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (a[m]! <= x) lo = m + 1;
+    else hi = m;
   }
-  if (w < n) {
-    p.ts = p.ts.slice(0, w);
-    p.value = p.value.slice(0, w);
-  }
+  return lo;
 }
 
 function rateOf(p: Part): Part | null {

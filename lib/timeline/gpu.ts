@@ -78,15 +78,25 @@ export async function gpuSeries(
   const pick = laneMask(store, selection);
   const selected = new Uint8Array(L);
   for (let id = 0; id < L; id++) selected[id] = pick(id) ? 1 : 0;
+  const lo = t0 ?? -Infinity;
+  const hi = t1 ?? Infinity;
+  const live = blocks.filter((b) => b.rows > 0 && b.maxTs >= lo && b.minTs <= hi);
   // pass 1: rows per lane
   const counts = new Uint32Array(L);
-  forEachGpuGroup(blocks, t0, t1, (b, _ts, c, from, to) => {
-    const lane = b.lane.chunks[c]!;
-    for (let o = from; o < to; o++) {
-      const id = lane[o]!;
-      if (selected[id]) counts[id]!++;
+  for (const b of live) {
+    const f = b.flat();
+    if (!f) {
+      forEachGpuGroup([b], t0, t1, (bb, _ts, c, from, to) => {
+        const lane = bb.lane.chunks[c]!;
+        for (let o = from; o < to; o++) {
+          const id = lane[o]!;
+          if (selected[id]) counts[id]!++;
+        }
+      });
+      continue;
     }
-  });
+    countLanes(counts, selected, f.gTs, f.gStart, f.lane, b.rows, b.groupRange(t0, t1), lo, hi);
+  }
   const accs = new Array<LaneAcc | undefined>(L);
   for (let id = 0; id < L; id++) {
     const n = counts[id]!;
@@ -94,22 +104,29 @@ export async function gpuSeries(
       accs[id] = { id, n: 0, ts: new Float64Array(n), util: new Uint8Array(n), mem: new Int32Array(n), power: new Int16Array(n), sorted: true };
   }
   // pass 2: fill
-  forEachGpuGroup(blocks, t0, t1, (b, ts, c, from, to) => {
-    const lane = b.lane.chunks[c]!;
-    const util = b.util.chunks[c]!;
-    const mem = b.mem.chunks[c]!;
-    const power = b.power.chunks[c]!;
-    for (let o = from; o < to; o++) {
-      const a = accs[lane[o]!];
-      if (!a) continue;
-      const k = a.n++;
-      if (k > 0 && ts < a.ts[k - 1]!) a.sorted = false;
-      a.ts[k] = ts;
-      a.util[k] = util[o]!;
-      a.mem[k] = mem[o]!;
-      a.power[k] = power[o]!;
+  for (const b of live) {
+    const f = b.flat();
+    if (!f) {
+      forEachGpuGroup([b], t0, t1, (bb, ts, c, from, to) => {
+        const lane = bb.lane.chunks[c]!;
+        const util = bb.util.chunks[c]!;
+        const mem = bb.mem.chunks[c]!;
+        const power = bb.power.chunks[c]!;
+        for (let o = from; o < to; o++) {
+          const a = accs[lane[o]!];
+          if (!a) continue;
+          const k = a.n++;
+          if (k > 0 && ts < a.ts[k - 1]!) a.sorted = false;
+          a.ts[k] = ts;
+          a.util[k] = util[o]!;
+          a.mem[k] = mem[o]!;
+          a.power[k] = power[o]!;
+        }
+      });
+      continue;
     }
-  });
+    fillLanes(accs, f, b.rows, b.groupRange(t0, t1), lo, hi);
+  }
   const d = store.dicts;
   const lanes = accs.filter((a): a is LaneAcc => a !== undefined);
   lanes.sort((x, y) => cmpStr(d.laneNode[x.id]!, d.laneNode[y.id]!) || d.laneGpu[x.id]! - d.laneGpu[y.id]!);
@@ -134,6 +151,58 @@ export async function gpuSeries(
     out[laneLabel(d.laneNode[a.id]!, d.laneGpu[a.id]!)] = s;
   }
   return out;
+}
+
+/** Rows per selected lane over groups [g0, g1) of one block with contiguous columns. */
+function countLanes(
+  counts: Uint32Array,
+  selected: Uint8Array,
+  gTs: Float64Array,
+  gStart: Uint32Array,
+  lane: Uint16Array,
+  rows: number,
+  [g0, g1]: [number, number],
+  lo: number,
+  hi: number,
+): void {
+  const G = gTs.length;
+  for (let g = g0; g < g1; g++) {
+    const ts = gTs[g]!;
+    if (ts < lo || ts > hi) continue;
+    const end = g + 1 < G ? gStart[g + 1]! : rows;
+    for (let r = gStart[g]!; r < end; r++) {
+      const id = lane[r]!;
+      if (selected[id]) counts[id]!++;
+    }
+  }
+}
+
+/** Append the rows of groups [g0, g1) to their lanes' accumulators (file order). */
+function fillLanes(
+  accs: readonly (LaneAcc | undefined)[],
+  f: NonNullable<ReturnType<GpuBlock["flat"]>>,
+  rows: number,
+  [g0, g1]: [number, number],
+  lo: number,
+  hi: number,
+): void {
+  const { gTs, gStart, lane, util, mem, power } = f;
+  const G = gTs.length;
+  for (let g = g0; g < g1; g++) {
+    const ts = gTs[g]!;
+    if (ts < lo || ts > hi) continue;
+    const end = g + 1 < G ? gStart[g + 1]! : rows;
+    for (let r = gStart[g]!; r < end; r++) {
+      const a = accs[lane[r]!];
+      if (a === undefined) continue;
+      const k = a.n++;
+      if (k > 0 && ts < a.ts[k - 1]!) a.sorted = false;
+      a.ts[k] = ts;
+      a.util[k] = util[r]!;
+      a.mem[k] = mem[r]!;
+      a.power[k] = power[r]!;
+    }
+  }
 }
 
 /** Stable sort of one lane's rows by ts (out-of-order batches). */

@@ -5,10 +5,11 @@
  */
 import { ApiError, badRequest } from "@/lib/api/errors";
 import type { MetricStore } from "@/lib/store/telemetry";
+import type { GpuBlock } from "@/lib/store/telemetry/blocks";
 import { checkXBuckets } from "@/lib/timeline/window";
 import { forEachGpuGroup } from "@/lib/timeline/gpu";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
-import { phasesByLane } from "@/lib/timeline/phases";
+import { laneIntervals, type LaneIntervals } from "@/lib/timeline/phases";
 import { pyRound } from "@/lib/timeline/pyformat";
 import { trajectoryLanes } from "@/lib/timeline/trajectories";
 
@@ -76,21 +77,31 @@ export async function heatmap(
 
   if (metric === "phase") {
     const rowOf = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
-    const ivs = await phasesByLane(store, t0, t1, selection);
-    const names = [...new Set(ivs.map((i) => i.name))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const id = new Map(names.map((n, i) => [n, i + 1]));
-    const paint = (idle: boolean) => {
-      for (const ev of ivs) {
-        if (IDLE_PHASES.has(ev.name) !== idle) continue;
-        const r = rowOf.get(laneKey(ev.node, ev.gpu));
-        if (r === undefined) continue;
-        const b0 = bucket(Math.max(ev.t0, t0));
-        const b1 = bucket(Math.min(ev.t1, t1));
-        values.fill(id.get(ev.name)!, r * X + b0, r * X + b1 + 1);
-      }
-    };
-    paint(true);
-    paint(false);
+    const ivs = await laneIntervals(store, t0, t1, selection);
+    const str = store.dicts.phaseStrings.values;
+    const seen = new Uint8Array(str.length + 1);
+    for (const l of ivs) for (let i = 0; i < l.n; i++) seen[l.name[i]!] = 1;
+    const present: number[] = [];
+    for (let id = 0; id < seen.length; id++) if (seen[id]) present.push(id);
+    const names = [...new Set([...present].map((id) => str[id]!))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const paletteId = new Map(names.map((n, i) => [n, i + 1]));
+    // by phase string id: palette id, and 1 for idle phases (painted first)
+    let maxId = 0;
+    for (const id of present) maxId = Math.max(maxId, id);
+    const idOf = new Uint32Array(maxId + 1);
+    const idle = new Uint8Array(maxId + 1);
+    for (const id of present) {
+      idOf[id] = paletteId.get(str[id]!)!;
+      idle[id] = IDLE_PHASES.has(str[id]!) ? 1 : 0;
+    }
+    // Rows are distinct per lane, so painting lane by lane (idle first, then the rest, each
+    // in phases_by_lane order) leaves the same matrix as two passes over all intervals.
+    for (const l of ivs) {
+      const r = rowOf.get(laneKey(l.node, l.gpu));
+      if (r === undefined) continue;
+      paintLane(values, r * X, l, idOf, idle, 1, t0, t1, X);
+      paintLane(values, r * X, l, idOf, idle, 0, t0, t1, X);
+    }
     return { rows, x_buckets: X, t0, t1, metric, scale: null, palette: ["", ...names], values };
   }
 
@@ -103,7 +114,19 @@ export async function heatmap(
   const rowOfId = new Int32Array(L);
   for (let id = 0; id < L; id++) rowOfId[id] = rowOfKey.get(laneKey(d.laneNode[id]!, d.laneGpu[id]!)) ?? -1;
   const cell = new Float64Array(R * X).fill(-Infinity);
-  forEachGpuGroup(blocks, t0, t1, (b, ts, c, from, to) => {
+  const span = t1 - t0;
+  const slow: GpuBlock[] = [];
+  for (const b of blocks) {
+    const f = b.flat();
+    if (!f) {
+      slow.push(b);
+      continue;
+    }
+    if (b.rows === 0 || b.maxTs < t0 || b.minTs > t1) continue;
+    const col = field === "util" ? f.util : field === "mem_mb" ? f.mem : f.power;
+    cellMax(cell, rowOfId, f.gTs, f.gStart, f.lane, col, b.rows, b.groupRange(t0, t1), t0, t1, span, X);
+  }
+  forEachGpuGroup(slow, t0, t1, (b, ts, c, from, to) => {
     const lane = b.lane.chunks[c]!;
     const col = (field === "util" ? b.util : field === "mem_mb" ? b.mem : b.power).chunks[c]!;
     const k = bucket(ts);
@@ -126,6 +149,88 @@ export async function heatmap(
     values[i] = Number.isNaN(byte) ? 0 : Math.min(255, byte);
   }
   return { rows, x_buckets: X, t0, t1, metric, scale: { max }, palette: null, values };
+}
+
+/** MAX per (row, bucket) over the rows of groups [g0, g1) of one block with contiguous columns. */
+function cellMax(
+  cell: Float64Array,
+  rowOfId: Int32Array,
+  gTs: Float64Array,
+  gStart: Uint32Array,
+  lane: Uint16Array,
+  col: Uint8Array | Int32Array | Int16Array,
+  rows: number,
+  [g0, g1]: [number, number],
+  t0: number,
+  t1: number,
+  span: number,
+  X: number,
+): void {
+  const G = gTs.length;
+  for (let g = g0; g < g1; g++) {
+    const ts = gTs[g]!;
+    if (ts < t0 || ts > t1) continue;
+    const k = Math.min(X - 1, Math.max(0, Math.trunc(((ts - t0) / span) * X)));
+    const end = g + 1 < G ? gStart[g + 1]! : rows;
+    for (let r = gStart[g]!; r < end; r++) {
+      const row = rowOfId[lane[r]!]!;
+      if (row < 0) continue;
+      const v = col[r]!;
+      const at = row * X + k;
+      if (v > cell[at]!) cell[at] = v;
+    }
+  }
+}
+
+/** Paint one lane's intervals of one class (idle 1 / active 0) into its matrix row. */
+function paintLane(
+  values: Uint8Array,
+  at: number,
+  l: LaneIntervals,
+  idOf: Uint32Array,
+  idle: Uint8Array,
+  pass: number,
+  t0: number,
+  t1: number,
+  X: number,
+): void {
+  const span = t1 - t0;
+  for (let i = 0; i < l.n; i++) {
+    const nm = l.name[i]!;
+    if (idle[nm] !== pass) continue;
+    const b0 = Math.min(X - 1, Math.max(0, Math.trunc(((Math.max(l.t0[i]!, t0) - t0) / span) * X)));
+    const b1 = Math.min(X - 1, Math.max(0, Math.trunc(((Math.min(l.t1[i]!, t1) - t0) / span) * X)));
+    values.fill(idOf[nm]!, at + b0, at + b1 + 1);
+  }
+}
+
+/** Fleet band input: MAX util per (bucket, lane id) over groups [g0, g1) of one block. */
+function laneMaxima(
+  maxima: Int16Array,
+  gTs: Float64Array,
+  gStart: Uint32Array,
+  lane: Uint16Array,
+  util: Uint8Array,
+  rows: number,
+  [g0, g1]: [number, number],
+  rt0: number,
+  rt1: number,
+  span: number,
+  X: number,
+  L: number,
+): void {
+  const G = gTs.length;
+  for (let g = g0; g < g1; g++) {
+    const ts = gTs[g]!;
+    if (ts < rt0 || ts > rt1) continue;
+    const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - rt0) / span) * X))) * L;
+    const end = g + 1 < G ? gStart[g + 1]! : rows;
+    for (let r = gStart[g]!; r < end; r++) {
+      const at = base + lane[r]!;
+      const u = util[r]!;
+      if (u > maxima[at]!) maxima[at] = u;
+    }
+  }
 }
 
 async function lifecycle(
@@ -170,11 +275,6 @@ export interface Fleet {
   band: { p10: (number | null)[]; p50: (number | null)[]; p90: (number | null)[]; min: (number | null)[] };
 }
 
-/** Polars "nearest" quantile of an ascending list: index round((n−1)·q), halves away from 0. */
-function nearest(sorted: readonly number[], q: number): number {
-  return sorted[Math.round((sorted.length - 1) * q)]!;
-}
-
 export async function fleet(store: MetricStore, t0q: number | null, t1q: number | null, X: number): Promise<Fleet> {
   checkXBuckets(X);
   const phase = await heatmap(store, "phase", t0q, t1q, X, null);
@@ -188,9 +288,11 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
         const v = phase.values[r * X + b]!;
         counts[v * X + b]!++;
       }
+    // a fraction is count / R: round each of the R + 1 possible values once
+    const frac = Array.from({ length: R + 1 }, (_, c) => pyRound(c / R, 4));
     palette.forEach((name, id) => {
       const arr = new Array<number>(X);
-      for (let b = 0; b < X; b++) arr[b] = pyRound(counts[id * X + b]! / R, 4);
+      for (let b = 0; b < X; b++) arr[b] = frac[counts[id * X + b]!]!;
       composition[name === "" ? "none" : name] = arr;
     });
   }
@@ -208,7 +310,17 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
     const L = store.dicts.laneKeys.values.length;
     const maxima = new Int16Array(X * L).fill(-1);
     const span = rt1 - rt0;
-    forEachGpuGroup(blocks, rt0, rt1, (b, ts, c, from, to) => {
+    const slow: GpuBlock[] = [];
+    for (const b of blocks) {
+      const f = b.flat();
+      if (!f) {
+        slow.push(b);
+        continue;
+      }
+      if (b.rows === 0 || b.maxTs < rt0 || b.minTs > rt1) continue;
+      laneMaxima(maxima, f.gTs, f.gStart, f.lane, f.util, b.rows, b.groupRange(rt0, rt1), rt0, rt1, span, X, L);
+    }
+    forEachGpuGroup(slow, rt0, rt1, (b, ts, c, from, to) => {
       const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - rt0) / span) * X))) * L;
       const lane = b.lane.chunks[c]!;
       const util = b.util.chunks[c]!;
@@ -218,19 +330,32 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
         if (u > maxima[at]!) maxima[at] = u;
       }
     });
-    const vals: number[] = [];
+    // Lane maxima are small integers (util, 0…255): quantiles by counting, not sorting —
+    // the element at a sorted position is read off the cumulative histogram.
+    const hist = new Int32Array(256);
+    const at = (n: number, q: number) => {
+      let want = Math.round((n - 1) * q);
+      for (let v = 0; v < 256; v++) {
+        want -= hist[v]!;
+        if (want < 0) return v;
+      }
+      return 255;
+    };
     for (let k = 0; k < X; k++) {
-      vals.length = 0;
+      hist.fill(0);
+      let n = 0;
       for (let l = 0; l < L; l++) {
         const v = maxima[k * L + l]!;
-        if (v >= 0) vals.push(v);
+        if (v >= 0) {
+          hist[v]!++;
+          n++;
+        }
       }
-      if (vals.length === 0) continue;
-      vals.sort((a, b) => a - b);
-      band.p10[k] = nearest(vals, 0.1);
-      band.p50[k] = nearest(vals, 0.5);
-      band.p90[k] = nearest(vals, 0.9);
-      band.min[k] = vals[0]!;
+      if (n === 0) continue;
+      band.p10[k] = at(n, 0.1);
+      band.p50[k] = at(n, 0.5);
+      band.p90[k] = at(n, 0.9);
+      band.min[k] = at(n, 0);
     }
   }
   return { t0: rt0, t1: rt1, x_buckets: X, lanes: R, palette, composition, band };

@@ -3,7 +3,7 @@
  * rollout-manager events painted onto the engine GPUs of each topology window, and the
  * synthetic `initialize` band from `meta.start_ts`.
  */
-import type { LaneInfo, MetricStore, PhaseEvent } from "@/lib/store/telemetry";
+import type { LaneInfo, MetricStore } from "@/lib/store/telemetry";
 import { OPEN_T1 } from "@/lib/store/telemetry";
 import type { PhaseBlock } from "@/lib/store/telemetry/blocks";
 import { cmpStr } from "@/lib/store/telemetry/blocks";
@@ -40,110 +40,453 @@ export async function phaseSource(store: MetricStore, t1: number | null): Promis
   const last = files[files.length - 1]?.key ?? "";
   return store.memo(`phases:source:${last}`, version, async () => {
     const blocks = await store.phases.read(files);
-    const twins = closedTwins(blocks);
-    const unmatched = blocks.map((b) => new Set(b.open.filter((i) => !twins.has(twinKey(b.rows[i]!)))));
-    return { blocks, unmatched };
+    return { blocks, unmatched: unmatchedOpen(blocks) };
   });
 }
 
-function twinKey(ev: PhaseEvent): string {
-  return `${ev.node}\u0000${ev.rank}\u0000${ev.name}\u0000${ev.t0}`;
+/**
+ * OPEN markers without a closed twin — same (node, rank, name, t0) — anywhere in `blocks`.
+ * Each block resolves its own markers once (memoised on the block); only the few left
+ * over (an interval that closed in a later hour, or a phase still running) are looked up
+ * in the other blocks whose t0 range can hold a twin.
+ */
+function unmatchedOpen(blocks: readonly PhaseBlock[]): Set<number>[] {
+  const local = blocks.map((b) => b.localUnmatched());
+  const byT0 = new Map<number, [number, number][]>();
+  let lo = Infinity;
+  let hi = -Infinity;
+  local.forEach((list, k) => {
+    const b = blocks[k]!;
+    for (const i of list) {
+      const t = b.t0[i]!;
+      const l = byT0.get(t);
+      if (l) l.push([k, i]);
+      else byT0.set(t, [[k, i]]);
+      if (t < lo) lo = t;
+      if (t > hi) hi = t;
+    }
+  });
+  const matched = blocks.map(() => new Set<number>());
+  if (byT0.size > 0) {
+    // A bitmap on a cheap hash of t0 skips nearly every row before the Map lookup (equal
+    // numbers hash equally; NaN lands in slot 0 like any other value that truncates to 0).
+    const seen = new Uint8Array(65536);
+    let anyNaN = false;
+    for (const t of byT0.keys()) {
+      seen[(t * 1024) & 0xffff] = 1;
+      if (Number.isNaN(t)) anyNaN = true;
+    }
+    blocks.forEach((b, k2) => {
+      // every row's t0 lies in [minT, maxT] (unless it is NaN)
+      if (!anyNaN && !(b.maxT >= lo && b.minT <= hi)) return;
+      const { t0, t1, node, rank, name } = b;
+      for (let j = 0; j < b.n; j++) {
+        const t = t0[j]!;
+        if (seen[(t * 1024) & 0xffff] === 0 || t1[j] === OPEN_T1) continue;
+        const l = byT0.get(t);
+        if (!l) continue;
+        for (const [k, i] of l) {
+          if (k === k2) continue;
+          const a = blocks[k]!;
+          if (a.node[i] === node[j] && a.rank[i] === rank[j] && a.name[i] === name[j]) matched[k]!.add(i);
+        }
+      }
+    });
+  }
+  return local.map((list, k) => new Set(list.filter((i) => !matched[k]!.has(i))));
 }
 
-/** Keys of closed events that are twins of some OPEN marker in `blocks`. */
-function closedTwins(blocks: readonly PhaseBlock[]): Set<string> {
-  const openT0 = new Set<number>();
-  for (const b of blocks) for (const i of b.open) openT0.add(b.rows[i]!.t0);
-  const twins = new Set<string>();
-  if (openT0.size === 0) return twins;
-  for (const b of blocks)
-    for (const ev of b.rows) if (ev.t1 !== OPEN_T1 && openT0.has(ev.t0)) twins.add(twinKey(ev));
-  return twins;
-}
-
-interface Bucket {
+/**
+ * The intervals of one lane, as columns (strings as `Dicts.phaseStrings` ids), in output
+ * order: sorted by t0, stable with respect to event order.
+ */
+export interface LaneIntervals {
   node: string;
   gpu: number;
-  items: PhaseInterval[];
+  n: number;
+  t0: Float64Array;
+  t1: Float64Array;
+  name: Uint32Array;
+  rank: Float64Array;
+  role: Uint32Array;
 }
 
+class LaneAcc {
+  t0: number[] = [];
+  t1: number[] = [];
+  name: number[] = [];
+  rank: number[] = [];
+  role: number[] = [];
+  constructor(
+    readonly node: string,
+    readonly gpu: number,
+  ) {}
+  push(t0: number, t1: number, name: number, rank: number, role: number): void {
+    this.t0.push(t0);
+    this.t1.push(t1);
+    this.name.push(name);
+    this.rank.push(rank);
+    this.role.push(role);
+  }
+}
+
+/** `phases_by_lane` as objects (api.md 8.4), sorted by (node, gpu, t0). */
 export async function phasesByLane(
   store: MetricStore,
   t0: number | null,
   t1: number | null,
   selection: LaneSet | null,
 ): Promise<PhaseInterval[]> {
-  const [{ blocks, unmatched }, range, windows, lanes] = await Promise.all([
+  const lanes = await laneIntervals(store, t0, t1, selection);
+  const str = store.dicts.phaseStrings.values;
+  let total = 0;
+  for (const l of lanes) total += l.n;
+  const out = new Array<PhaseInterval>(total);
+  let w = 0;
+  for (const l of lanes) {
+    const { node, gpu } = l;
+    for (let i = 0; i < l.n; i++)
+      out[w++] = { name: str[l.name[i]!]!, t0: l.t0[i]!, t1: l.t1[i]!, node, gpu, rank: l.rank[i]!, role: str[l.role[i]!]! };
+  }
+  return out;
+}
+
+/** Phase lanes (api.md 8.4) as per-lane columns, lanes sorted by (node, gpu). */
+export async function laneIntervals(
+  store: MetricStore,
+  t0: number | null,
+  t1: number | null,
+  selection: LaneSet | null,
+): Promise<LaneIntervals[]> {
+  const [source, range, windows, lanes] = await Promise.all([
     phaseSource(store, t1),
     store.timeRange(),
     topologyWindows(store),
     store.laneIndex(),
   ]);
+  const { blocks, unmatched } = source;
   const edge = range ? range[1] : 0;
-  const buckets = new Map<string, Bucket>();
-  const emit = (node: string, gpu: number, iv: PhaseInterval) => {
-    const k = laneKey(node, gpu);
-    let b = buckets.get(k);
-    if (!b) buckets.set(k, (b = { node, gpu, items: [] }));
-    b.items.push(iv);
-  };
-  const covered = windows.map((w) => coveredLanes(w.engines, lanes));
+  const strings = store.dicts.phaseStrings;
+  const str = strings.values;
+  const rolloutManager = strings.id("rollout_manager");
+  const covered = windows.map((w) => coveredLanes(w.engines, lanes).map(([node, gpu]): [number, number] => [strings.id(node), gpu]));
 
-  const visit = (ev: PhaseEvent, evT1: number) => {
-    if (t1 !== null && !(ev.t0 < t1)) return;
+  // Asked again over the same source: answer from the whole-source index (built once).
+  const winSig = windows.map((w) => `${w.t0}:${w.t1}:${w.engines.length}`).join(",");
+  const entry = indexCache.get(source);
+  if (entry && entry.edge === edge && entry.lanes === lanes && entry.winSig === winSig) {
+    entry.index ??= buildIndex(source, edge, windows, covered, str, rolloutManager);
+    if (entry.index.ok) return sliceIndex(store, entry.index, t0, t1, selection);
+  } else indexCache.set(source, { edge, lanes, winSig, index: null });
+
+  // lanes by (node id, gpu): numeric keys for the usual small GPU indices
+  const accs = new Map<number | string, LaneAcc>();
+  const picked = new Map<number | string, boolean>();
+  const key = (node: number, gpu: number): number | string =>
+    gpu >= 0 && gpu < 65536 && Number.isInteger(gpu) ? node * 65536 + gpu : `${node}\u0000${gpu}`;
+  const accOf = (nodeId: number, gpu: number): LaneAcc | null => {
+    const k = key(nodeId, gpu);
+    let a = accs.get(k);
+    if (a) return a;
+    if (selection) {
+      let ok = picked.get(k);
+      if (ok === undefined) picked.set(k, (ok = selection.has(str[nodeId]!, gpu)));
+      if (!ok) return null;
+    }
+    accs.set(k, (a = new LaneAcc(str[nodeId]!, gpu)));
+    return a;
+  };
+
+  const visit = (b: PhaseBlock, i: number, evT1: number) => {
+    const evT0 = b.t0[i]!;
+    if (t1 !== null && !(evT0 < t1)) return;
     if (t0 !== null && !(evT1 > t0)) return;
-    if (ev.role === "rollout_manager") {
-      windows.forEach((w, i) => {
-        const clip0 = Math.max(ev.t0, w.t0);
+    const role = b.role[i]!;
+    const name = b.name[i]!;
+    const rank = b.rank[i]!;
+    if (role === rolloutManager) {
+      for (let wi = 0; wi < windows.length; wi++) {
+        const w = windows[wi]!;
+        const clip0 = Math.max(evT0, w.t0);
         const clip1 = w.t1 === null ? evT1 : Math.min(evT1, w.t1);
-        if (clip0 >= clip1) return;
-        for (const [node, gpu] of covered[i]!) {
-          if (selection && !selection.has(node, gpu)) continue;
-          emit(node, gpu, { name: ev.name, t0: clip0, t1: clip1, node, gpu, rank: ev.rank, role: ev.role });
-        }
-      });
+        if (clip0 >= clip1) continue;
+        for (const [nodeId, gpu] of covered[wi]!) accOf(nodeId, gpu)?.push(clip0, clip1, name, rank, role);
+      }
       return;
     }
-    for (const gpu of ev.gpus) {
-      if (selection && !selection.has(ev.node, gpu)) continue;
-      emit(ev.node, gpu, { name: ev.name, t0: ev.t0, t1: evT1, node: ev.node, gpu, rank: ev.rank, role: ev.role });
-    }
+    const nodeId = b.node[i]!;
+    for (let g = b.gpuOff[i]!, end = b.gpuOff[i + 1]!; g < end; g++) accOf(nodeId, b.gpus[g]!)?.push(evT0, evT1, name, rank, role);
   };
 
-  blocks.forEach((b, k) => {
+  for (let k = 0; k < blocks.length; k++) {
+    const b = blocks[k]!;
     // Nothing in the block starts before t1: it cannot overlap.
-    if (t1 !== null && b.minT >= t1) return;
+    if (t1 !== null && b.minT >= t1) continue;
     const open = unmatched[k]!;
     // Closed events all end at or before t0: only unresolved OPEN markers can overlap.
     if (t0 !== null && b.maxT <= t0) {
-      for (const i of b.open) if (open.has(i)) visit(b.rows[i]!, Math.max(edge, b.rows[i]!.t0));
-      return;
+      for (const i of b.open) if (open.has(i)) visit(b, i, Math.max(edge, b.t0[i]!));
+      continue;
     }
-    const rows = b.rows;
-    for (let i = 0; i < rows.length; i++) {
-      const ev = rows[i]!;
-      if (ev.t1 !== OPEN_T1) visit(ev, ev.t1);
-      else if (open.has(i)) visit(ev, Math.max(edge, ev.t0));
+    const ends = b.t1;
+    for (let i = 0; i < b.n; i++) {
+      const e = ends[i]!;
+      if (e !== OPEN_T1) visit(b, i, e);
+      else if (open.has(i)) visit(b, i, Math.max(edge, b.t0[i]!));
     }
-  });
+  }
 
   const meta = store.meta();
   const start = meta?.start_ts;
   if (meta && typeof start === "number" && (t0 === null || t0 <= start)) {
-    for (const b of buckets.values()) {
+    const initialize = strings.id("initialize");
+    const derived = strings.id("derived");
+    for (const a of accs.values()) {
       let first = Infinity;
-      for (const iv of b.items) if (iv.t0 < first) first = iv.t0;
-      if (first > start && (t1 === null || start < t1) && (t0 === null || first > t0)) {
-        b.items.push({ name: "initialize", t0: start, t1: first, node: b.node, gpu: b.gpu, rank: -1, role: "derived" });
-      }
+      for (const x of a.t0) if (x < first) first = x;
+      if (first > start && (t1 === null || start < t1) && (t0 === null || first > t0)) a.push(start, first, initialize, -1, derived);
     }
   }
 
-  const ordered = [...buckets.values()].sort((a, b) => cmpStr(a.node, b.node) || a.gpu - b.gpu);
-  const out: PhaseInterval[] = [];
-  for (const b of ordered) {
-    b.items.sort((x, y) => x.t0 - y.t0);
-    for (const iv of b.items) out.push(iv);
+  const ordered = [...accs.values()].filter((a) => a.t0.length > 0).sort((a, b) => cmpStr(a.node, b.node) || a.gpu - b.gpu);
+  return ordered.map((a) => {
+    const n = a.t0.length;
+    const out: LaneIntervals = {
+      node: a.node,
+      gpu: a.gpu,
+      n,
+      t0: Float64Array.from(a.t0),
+      t1: Float64Array.from(a.t1),
+      name: Uint32Array.from(a.name),
+      rank: Float64Array.from(a.rank),
+      role: Uint32Array.from(a.role),
+    };
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) if (!(a.t0[i - 1]! <= a.t0[i]!)) sorted = false;
+    if (!sorted) {
+      // the same comparator on the same sequence as sorting the records themselves
+      const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => a.t0[i]! - a.t0[j]!);
+      order.forEach((i, k) => {
+        out.t0[k] = a.t0[i]!;
+        out.t1[k] = a.t1[i]!;
+        out.name[k] = a.name[i]!;
+        out.rank[k] = a.rank[i]!;
+        out.role[k] = a.role[i]!;
+      });
+    }
+    return out;
+  });
+}
+
+/**
+ * Whole-source index of the phase lanes: every interval of every lane (no window filter),
+ * each lane sorted by output t0 exactly as a query's lane is (stable, event order), plus
+ * the event's own (t0, t1) — the overlap test applies to the whole event — a running
+ * maximum of the event end, and the positions of rollout-manager pieces (whose clipped t0
+ * can lie past the query window while the event itself overlaps it). A query's lane is
+ * then the filtered subsequence: filtering commutes with a stable sort.
+ */
+interface IndexLane {
+  node: string;
+  gpu: number;
+  n: number;
+  t0: Float64Array;
+  t1: Float64Array;
+  evT0: Float64Array;
+  evT1: Float64Array;
+  name: Uint32Array;
+  rank: Float64Array;
+  role: Uint32Array;
+  /** max(evT1[0..i]) */
+  maxEnd: Float64Array;
+  /** positions of rollout-manager pieces, ascending */
+  rm: Int32Array;
+}
+
+interface PhaseIndex {
+  /** false when some stamp is NaN (the comparator sort is then not a total order) */
+  ok: boolean;
+  lanes: IndexLane[];
+}
+
+const indexCache = new WeakMap<PhaseSource, { edge: number; lanes: readonly LaneInfo[]; winSig: string; index: PhaseIndex | null }>();
+
+function buildIndex(
+  source: PhaseSource,
+  edge: number,
+  windows: readonly { t0: number; t1: number | null }[],
+  covered: readonly (readonly [number, number])[][],
+  str: readonly string[],
+  rolloutManager: number,
+): PhaseIndex {
+  const { blocks, unmatched } = source;
+  type Acc = { node: string; gpu: number; t0: number[]; t1: number[]; evT0: number[]; evT1: number[]; name: number[]; rank: number[]; role: number[]; rm: number[] };
+  const accs = new Map<number | string, Acc>();
+  const accOf = (nodeId: number, gpu: number): Acc => {
+    const k = gpu >= 0 && gpu < 65536 && Number.isInteger(gpu) ? nodeId * 65536 + gpu : `${nodeId}\u0000${gpu}`;
+    let a = accs.get(k);
+    if (!a) accs.set(k, (a = { node: str[nodeId]!, gpu, t0: [], t1: [], evT0: [], evT1: [], name: [], rank: [], role: [], rm: [] }));
+    return a;
+  };
+  let ok = Number.isFinite(edge);
+  const visit = (b: PhaseBlock, i: number, evT1: number) => {
+    const evT0 = b.t0[i]!;
+    if (Number.isNaN(evT0) || Number.isNaN(evT1)) ok = false;
+    const role = b.role[i]!;
+    const name = b.name[i]!;
+    const rank = b.rank[i]!;
+    if (role === rolloutManager) {
+      for (let wi = 0; wi < windows.length; wi++) {
+        const w = windows[wi]!;
+        const clip0 = Math.max(evT0, w.t0);
+        const clip1 = w.t1 === null ? evT1 : Math.min(evT1, w.t1);
+        if (clip0 >= clip1) continue;
+        if (Number.isNaN(clip0) || Number.isNaN(clip1)) ok = false;
+        for (const [nodeId, gpu] of covered[wi]!) {
+          const a = accOf(nodeId, gpu);
+          a.rm.push(a.t0.length);
+          a.t0.push(clip0);
+          a.t1.push(clip1);
+          a.evT0.push(evT0);
+          a.evT1.push(evT1);
+          a.name.push(name);
+          a.rank.push(rank);
+          a.role.push(role);
+        }
+      }
+      return;
+    }
+    const nodeId = b.node[i]!;
+    for (let g = b.gpuOff[i]!, end = b.gpuOff[i + 1]!; g < end; g++) {
+      const a = accOf(nodeId, b.gpus[g]!);
+      a.t0.push(evT0);
+      a.t1.push(evT1);
+      a.evT0.push(evT0);
+      a.evT1.push(evT1);
+      a.name.push(name);
+      a.rank.push(rank);
+      a.role.push(role);
+    }
+  };
+  blocks.forEach((b, k) => {
+    const open = unmatched[k]!;
+    const ends = b.t1;
+    for (let i = 0; i < b.n; i++) {
+      const e = ends[i]!;
+      if (e !== OPEN_T1) visit(b, i, e);
+      else if (open.has(i)) visit(b, i, Math.max(edge, b.t0[i]!));
+    }
+  });
+  if (!ok) return { ok, lanes: [] };
+  const lanes = [...accs.values()]
+    .sort((a, b) => cmpStr(a.node, b.node) || a.gpu - b.gpu)
+    .map((a): IndexLane => {
+      const n = a.t0.length;
+      const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => a.t0[i]! - a.t0[j]!);
+      const isRm = new Uint8Array(n);
+      for (const p of a.rm) isRm[p] = 1;
+      const lane: IndexLane = {
+        node: a.node,
+        gpu: a.gpu,
+        n,
+        t0: new Float64Array(n),
+        t1: new Float64Array(n),
+        evT0: new Float64Array(n),
+        evT1: new Float64Array(n),
+        name: new Uint32Array(n),
+        rank: new Float64Array(n),
+        role: new Uint32Array(n),
+        maxEnd: new Float64Array(n),
+        rm: new Int32Array(a.rm.length),
+      };
+      let r = 0;
+      let m = -Infinity;
+      order.forEach((i, k) => {
+        lane.t0[k] = a.t0[i]!;
+        lane.t1[k] = a.t1[i]!;
+        lane.evT0[k] = a.evT0[i]!;
+        lane.evT1[k] = a.evT1[i]!;
+        lane.name[k] = a.name[i]!;
+        lane.rank[k] = a.rank[i]!;
+        lane.role[k] = a.role[i]!;
+        m = Math.max(m, a.evT1[i]!);
+        lane.maxEnd[k] = m;
+        if (isRm[i]) lane.rm[r++] = k;
+      });
+      return lane;
+    });
+  return { ok, lanes };
+}
+
+/** A query's lanes from the index: the overlap test on each event, the initialize band. */
+function sliceIndex(store: MetricStore, index: PhaseIndex, t0: number | null, t1: number | null, selection: LaneSet | null): LaneIntervals[] {
+  const strings = store.dicts.phaseStrings;
+  const meta = store.meta();
+  const start = meta?.start_ts;
+  const withInit = meta !== null && typeof start === "number" && (t0 === null || t0 <= start);
+  const out: LaneIntervals[] = [];
+  const pick: number[] = [];
+  for (const l of index.lanes) {
+    if (selection && !selection.has(l.node, l.gpu)) continue;
+    // [lo, hi): events that may overlap — before lo every event ends at or before t0; from
+    // hi on, only rollout-manager pieces can still start (as events) before t1
+    let lo = 0;
+    let hi = l.n;
+    if (t1 !== null) {
+      let a = 0;
+      let b = l.n;
+      while (a < b) {
+        const m = (a + b) >>> 1;
+        if (l.t0[m]! < t1) a = m + 1;
+        else b = m;
+      }
+      hi = a;
+    }
+    if (t0 !== null) {
+      let a = 0;
+      let b = l.n;
+      while (a < b) {
+        const m = (a + b) >>> 1;
+        if (l.maxEnd[m]! > t0) b = m;
+        else a = m + 1;
+      }
+      lo = a;
+    }
+    pick.length = 0;
+    for (let p = lo; p < hi; p++) if ((t1 === null || l.evT0[p]! < t1) && (t0 === null || l.evT1[p]! > t0)) pick.push(p);
+    for (const p of l.rm) if (p >= hi && p >= lo && (t1 === null || l.evT0[p]! < t1) && (t0 === null || l.evT1[p]! > t0)) pick.push(p);
+    if (pick.length === 0) continue;
+    const first = l.t0[pick[0]!]!;
+    const init = withInit && first > start && (t1 === null || start < t1) && (t0 === null || first > t0);
+    const n = pick.length + (init ? 1 : 0);
+    const lane: LaneIntervals = {
+      node: l.node,
+      gpu: l.gpu,
+      n,
+      t0: new Float64Array(n),
+      t1: new Float64Array(n),
+      name: new Uint32Array(n),
+      rank: new Float64Array(n),
+      role: new Uint32Array(n),
+    };
+    let k = 0;
+    if (init) {
+      lane.t0[0] = start!;
+      lane.t1[0] = first;
+      lane.name[0] = strings.id("initialize");
+      lane.rank[0] = -1;
+      lane.role[0] = strings.id("derived");
+      k = 1;
+    }
+    for (const p of pick) {
+      lane.t0[k] = l.t0[p]!;
+      lane.t1[k] = l.t1[p]!;
+      lane.name[k] = l.name[p]!;
+      lane.rank[k] = l.rank[p]!;
+      lane.role[k] = l.role[p]!;
+      k++;
+    }
+    out.push(lane);
   }
   return out;
 }

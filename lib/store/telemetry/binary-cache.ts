@@ -9,16 +9,18 @@
  * cache lives under the data dir given by the caller, never inside the run directory.
  *
  * File layout: u32 LE header length H, H bytes of JSON header, padding to 8, then the
- * typed sections listed in the header, each padded to 8 bytes.
+ * typed sections listed in the header, each padded to 8 bytes. engine_series entries hold,
+ * per metric, the raw columns and the folded (engine-level) parts — what whole-run
+ * questions need — and are read section by section (a query touches a few metrics).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { type Dicts, EngineBlock, EngineMetricColumns, GpuBlock, PhaseBlock } from "@/lib/store/telemetry/blocks";
-import type { TypedArray } from "@/lib/store/telemetry/columns";
+import type { Interner, TypedArray } from "@/lib/store/telemetry/columns";
+import { blockPartsSync } from "@/lib/store/telemetry/engine-parts";
 import type { TailFile } from "@/lib/store/telemetry/tail-file";
-import type { PhaseEvent } from "@/lib/store/telemetry/types";
 
-const VERSION = 1;
+const VERSION = 5;
 let tmpSeq = 0;
 
 interface Header {
@@ -85,6 +87,145 @@ function decode(buf: Buffer): { header: Header; arrays: TypedArray[] } | null {
   return { header, arrays };
 }
 
+/** Header and absolute byte offset of every section, read from an open cache file. */
+async function readHead(fh: fs.promises.FileHandle): Promise<{ header: Header; offsets: number[] } | null> {
+  let head = Buffer.allocUnsafe(65536);
+  let { bytesRead } = await fh.read(head, 0, head.length, 0);
+  if (bytesRead < 4) return null;
+  const hl = head.readUInt32LE(0);
+  if (4 + hl > bytesRead) {
+    if (bytesRead < head.length) return null;
+    head = Buffer.allocUnsafe(4 + hl);
+    ({ bytesRead } = await fh.read(head, 0, 4 + hl, 0));
+    if (bytesRead < 4 + hl) return null;
+  }
+  const header = JSON.parse(head.toString("utf8", 4, 4 + hl)) as Header;
+  if (header.v !== VERSION) return null;
+  const offsets: number[] = [];
+  let at = pad8(4 + hl);
+  for (const [kind, len] of header.sections) {
+    const C = CTORS[kind];
+    if (!C) return null;
+    offsets.push(at);
+    at += pad8(len * C.BYTES_PER_ELEMENT);
+  }
+  offsets.push(at);
+  return { header, offsets };
+}
+
+/** Sections [from, to) of an open cache file as typed arrays (one read, 8-byte aligned). */
+async function readSections(fh: fs.promises.FileHandle, header: Header, offsets: number[], from: number, to: number): Promise<TypedArray[] | null> {
+  const start = offsets[from]!;
+  const len = offsets[to]! - start;
+  const bytes = new Uint8Array(new ArrayBuffer(len));
+  let got = 0;
+  while (got < len) {
+    const { bytesRead } = await fh.read(bytes, got, len - got, start + got);
+    if (bytesRead <= 0) return null;
+    got += bytesRead;
+  }
+  const out: TypedArray[] = [];
+  for (let i = from; i < to; i++) {
+    const [kind, n] = header.sections[i]!;
+    out.push(new CTORS[kind]!(bytes.buffer, offsets[i]! - start, n));
+  }
+  return out;
+}
+
+const ENGINE_SECTIONS = 7;
+
+interface EngineMetricMeta {
+  name: string;
+  sorted: boolean;
+  minTs: number | null;
+  maxTs: number | null;
+  rows: number;
+  /** folded parts: [addr, labels, canonical key] */
+  fold: [string, Record<string, string>, string][] | null;
+}
+
+/**
+ * Writes are deferred (off the query path) and batched; whatever is still pending when
+ * the process exits — including `process.exit()` right after a query — is written
+ * synchronously from the `exit` hook, so a short-lived process still leaves its cache.
+ */
+interface Job {
+  target: string;
+  encode: () => Buffer | null;
+  /** temp file of a write in flight */
+  tmp: string | null;
+}
+const pending = new Map<string, Job>();
+let flushTimer: NodeJS.Timeout | null = null;
+let exitHooked = false;
+
+function schedule(job: Job): void {
+  pending.set(job.target, job);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on("exit", flushSync);
+  }
+  if (!flushTimer) {
+    flushTimer = setTimeout(() => {
+      flushTimer = null;
+      void flushAsync();
+    }, 250);
+    flushTimer.unref();
+  }
+}
+
+async function flushAsync(): Promise<void> {
+  for (const job of [...pending.values()]) {
+    if (job.tmp || pending.get(job.target) !== job) continue;
+    const bytes = job.encode();
+    if (!bytes) {
+      pending.delete(job.target);
+      continue;
+    }
+    const tmp = (job.tmp = `${job.target}.${process.pid}.${++tmpSeq}.tmp`);
+    try {
+      await fs.promises.mkdir(path.dirname(job.target), { recursive: true });
+      await fs.promises.writeFile(tmp, bytes);
+      await fs.promises.rename(tmp, job.target);
+    } catch {
+      await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    }
+    if (pending.get(job.target) === job) pending.delete(job.target);
+    // yield between files: other work (queries) goes first
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+function flushSync(): void {
+  for (const job of pending.values()) {
+    try {
+      if (job.tmp) fs.rmSync(job.tmp, { force: true });
+      const bytes = job.encode();
+      if (!bytes) continue;
+      const tmp = `${job.target}.${process.pid}.${++tmpSeq}.tmp`;
+      fs.mkdirSync(path.dirname(job.target), { recursive: true });
+      fs.writeFileSync(tmp, bytes);
+      fs.renameSync(tmp, job.target);
+    } catch {
+      // best effort: the cache is an optimisation
+    }
+  }
+  pending.clear();
+}
+
+/** Wait until every scheduled cache write is on disk (tests, tools). */
+export async function flushBinaryCache(): Promise<void> {
+  if (flushTimer) {
+    clearTimeout(flushTimer);
+    flushTimer = null;
+  }
+  while (pending.size > 0) {
+    const before = pending.size;
+    await flushAsync();
+    if (pending.size >= before) await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 export class BinaryCache {
   private warned = false;
   constructor(
@@ -98,6 +239,7 @@ export class BinaryCache {
 
   /** Adopt a cached block for `file` when a valid entry exists. */
   async load(stream: string, file: TailFile<never>): Promise<void> {
+    if (stream === "engine_series") return this.loadEngine(file);
     let buf: Buffer;
     try {
       buf = await fs.promises.readFile(this.file(stream, file.key));
@@ -109,39 +251,121 @@ export class BinaryCache {
       if (!d) return;
       const { header, arrays } = d;
       if (header.size !== file.size || header.mtimeMs !== file.mtimeMs || header.offset !== file.size) return;
-      const block =
-        stream === "gpu_util" ? this.gpuFrom(header, arrays) : stream === "engine_series" ? this.engineFrom(header, arrays) : phasesFrom(header, arrays);
+      const block = stream === "gpu_util" ? this.gpuFrom(header, arrays) : phasesFrom(this.dicts.phaseStrings, header, arrays);
       if (block) await file.withLock(async () => (file.block ? undefined : file.adopt(block as never, header.offset, header.corrupt)));
     } catch (err) {
       this.warn(err);
     }
   }
 
-  /** Write `file`'s block (fire and forget). */
+  /**
+   * engine_series: only the header is read here; raw columns and folded parts of a metric
+   * are read when a query first needs them (usually a few of the ~25 metrics).
+   */
+  private async loadEngine(file: TailFile<never>): Promise<void> {
+    const target = this.file("engine_series", file.key);
+    const expect = { size: file.size, mtimeMs: file.mtimeMs };
+    let head: Awaited<ReturnType<typeof readHead>> = null;
+    try {
+      const fh = await fs.promises.open(target, "r");
+      try {
+        head = await readHead(fh);
+      } finally {
+        await fh.close();
+      }
+    } catch {
+      return;
+    }
+    try {
+      if (!head) return;
+      const { header } = head;
+      if (header.size !== expect.size || header.mtimeMs !== expect.mtimeMs || header.offset !== expect.size) return;
+      const metrics = header.meta.metrics as EngineMetricMeta[];
+      const block = new EngineBlock();
+      const info = new Map<number, { rows: number; minTs: number; maxTs: number }>();
+      for (const m of metrics) {
+        if (m.rows <= 0) continue;
+        info.set(this.dicts.metrics.id(m.name), { rows: m.rows, minTs: m.minTs ?? Infinity, maxTs: m.maxTs ?? -Infinity });
+      }
+      block.minTs = (header.meta.minTs as number | null) ?? Infinity;
+      block.maxTs = (header.meta.maxTs as number | null) ?? -Infinity;
+      // Every section read re-reads the header through the same handle, so a cache file
+      // replaced in between is still read consistently (and checked against the source).
+      const withMetric = async <T>(metricId: number, what: "raw" | "fold", fn: (m: EngineMetricMeta, series: number[], a: TypedArray[]) => T): Promise<T | null> => {
+        const name = this.dicts.metrics.values[metricId]!;
+        try {
+          const fh = await fs.promises.open(target, "r");
+          try {
+            const h = await readHead(fh);
+            if (!h || h.header.size !== expect.size || h.header.mtimeMs !== expect.mtimeMs || h.header.offset !== expect.size) return null;
+            const ms = h.header.meta.metrics as EngineMetricMeta[];
+            const i = ms.findIndex((m) => m.name === name);
+            if (i < 0) return null;
+            const base = i * ENGINE_SECTIONS + (what === "raw" ? 0 : 4);
+            const a = await readSections(fh, h.header, h.offsets, base, base + (what === "raw" ? 4 : 3));
+            if (!a) return null;
+            const series =
+              what === "raw" ? (h.header.meta.series as [string, Record<string, string | null>][]).map(([addr, labels]) => this.dicts.seriesId(addr, labels)) : [];
+            return fn(ms[i]!, series, a);
+          } finally {
+            await fh.close();
+          }
+        } catch (err) {
+          this.warn(err);
+          return null;
+        }
+      };
+      block.source = {
+        info,
+        loadRaw: (metricId) =>
+          withMetric(metricId, "raw", (m, series, a) => {
+            const [gTs, gStart, s, value] = a as [Float64Array, Uint32Array, Uint16Array, Float64Array];
+            let col = s;
+            if (!series.every((id, k) => id === k)) {
+              col = new Uint16Array(s.length);
+              for (let k = 0; k < s.length; k++) col[k] = series[s[k]!]!;
+            }
+            return EngineMetricColumns.restore(gTs, gStart, col, value, m.sorted, m.minTs ?? Infinity, m.maxTs ?? -Infinity);
+          }),
+        loadFolded: (metricId) =>
+          withMetric(metricId, "fold", (m, _series, a) => {
+            if (!m.fold) return null;
+            const [off, ts, value] = a as [Uint32Array, Float64Array, Float64Array];
+            return m.fold.map(([addr, labels, key], k) => ({
+              addr,
+              labels,
+              key,
+              ts: ts.subarray(off[k], off[k + 1]),
+              value: value.subarray(off[k], off[k + 1]),
+            }));
+          }).then((r) => r ?? null),
+        reparse: () => file.parseFresh(),
+      };
+      await file.withLock(async () => (file.block ? undefined : file.adopt(block as never, header.offset, header.corrupt)));
+    } catch (err) {
+      this.warn(err);
+    }
+  }
+
+  /** Schedule writing `file`'s block (off the query path; see `schedule`). */
   save(stream: string, file: TailFile<never>): void {
     const block = file.block as unknown;
     if (!block || file.offset !== file.size) return;
     const base = { v: VERSION, size: file.size, mtimeMs: file.mtimeMs, offset: file.offset, corrupt: file.corrupt };
-    let bytes: Buffer;
-    try {
-      if (block instanceof GpuBlock) bytes = this.gpuTo(base, block);
-      else if (block instanceof EngineBlock) bytes = this.engineTo(base, block);
-      else if (block instanceof PhaseBlock) bytes = phasesTo(base, block);
-      else return;
-    } catch (err) {
-      this.warn(err);
-      return;
-    }
-    const target = this.file(stream, file.key);
-    const tmp = `${target}.${process.pid}.${++tmpSeq}.tmp`;
-    void fs.promises
-      .mkdir(path.dirname(target), { recursive: true })
-      .then(() => fs.promises.writeFile(tmp, bytes))
-      .then(() => fs.promises.rename(tmp, target))
-      .catch((err: unknown) => {
-        this.warn(err);
-        return fs.promises.rm(tmp, { force: true });
-      });
+    schedule({
+      target: this.file(stream, file.key),
+      tmp: null,
+      encode: () => {
+        try {
+          if (block instanceof GpuBlock) return this.gpuTo(base, block);
+          if (block instanceof EngineBlock) return this.engineTo(base, block);
+          if (block instanceof PhaseBlock) return phasesTo(base, block);
+        } catch (err) {
+          this.warn(err);
+        }
+        return null;
+      },
+    });
   }
 
   private warn(err: unknown): void {
@@ -150,114 +374,129 @@ export class BinaryCache {
     console.warn(`[rlboard] telemetry binary cache under ${this.dir} unusable, parsing JSON instead:`, err);
   }
 
-  // gpu_util: lane ids are store-local, so the entry carries its (node, gpu) list.
+  // gpu_util: lane ids are store-local, so the entry carries its (node, gpu) list (the
+  // block's lanes in ascending id order; local id = position).
   private gpuTo(base: Omit<Header, "sections" | "meta">, b: GpuBlock): Buffer {
     const lanes = b.lane.toArray();
     const used = [...b.lanes].sort((x, y) => x - y);
-    const local = new Map(used.map((id, i) => [id, i]));
+    const local = new Uint16Array(used.reduce((m, x) => Math.max(m, x), 0) + 1);
+    used.forEach((id, i) => (local[id] = i));
     const mapped = new Uint16Array(lanes.length);
-    for (let i = 0; i < lanes.length; i++) mapped[i] = local.get(lanes[i]!)!;
-    const meta = { sorted: b.sorted, lanes: used.map((id) => [this.dicts.laneNode[id], this.dicts.laneGpu[id]]) };
+    for (let i = 0; i < lanes.length; i++) mapped[i] = local[lanes[i]!]!;
+    const meta = {
+      sorted: b.sorted,
+      minTs: b.minTs,
+      maxTs: b.maxTs,
+      lanes: used.map((id) => [this.dicts.laneNode[id], this.dicts.laneGpu[id]]),
+    };
     return encode({ ...base, meta }, [b.gTs.toArray(), b.gStart.toArray(), mapped, b.util.toArray(), b.mem.toArray(), b.power.toArray()]);
   }
 
   private gpuFrom(h: Header, a: TypedArray[]): GpuBlock | null {
     const [gTs, gStart, lane, util, mem, power] = a;
     if (!gTs || !gStart || !lane || !util || !mem || !power) return null;
-    const lanes = (h.meta.lanes as [string, number][]).map(([node, gpu]) => this.dicts.laneId(node, gpu));
-    const remapped = new Uint16Array(lane.length);
-    for (let i = 0; i < lane.length; i++) remapped[i] = lanes[lane[i]!]!;
-    return GpuBlock.restore({ gTs, gStart, lane: remapped, util, mem, power }, h.meta.sorted === true);
+    const m = h.meta as { sorted: boolean; minTs: number | null; maxTs: number | null; lanes: [string, number][] };
+    const lanes = m.lanes.map(([node, gpu]) => this.dicts.laneId(node, gpu));
+    // Local ids usually equal the store's (same first-seen order): keep the view then.
+    const identity = lanes.every((id, i) => id === i);
+    let col = lane as Uint16Array;
+    if (!identity) {
+      col = new Uint16Array(lane.length);
+      for (let i = 0; i < lane.length; i++) col[i] = lanes[lane[i]!]!;
+    }
+    return GpuBlock.restore({ gTs, gStart, lane: col, util, mem, power }, m.sorted === true, lanes, m.minTs ?? Infinity, m.maxTs ?? -Infinity);
   }
 
+  /** Per metric: raw columns plus the folded (engine-level) parts, 7 sections. */
   private engineTo(base: Omit<Header, "sections" | "meta">, b: EngineBlock): Buffer {
-    const seriesIds = new Map<number, number>();
+    // local series ids in ascending store id order (so a fresh store usually maps 1:1)
+    const used = new Set<number>();
+    for (const cols of b.metrics.values()) for (const chunk of cols.series.chunks) for (const id of chunk) used.add(id);
+    const order = [...used].sort((x, y) => x - y);
+    const local = new Uint16Array(order.reduce((m, x) => Math.max(m, x), 0) + 1);
+    order.forEach((id, i) => (local[id] = i));
     const arrays: TypedArray[] = [];
-    const metrics: [string, boolean][] = [];
+    const metrics: EngineMetricMeta[] = [];
     for (const [mid, cols] of b.metrics) {
       const s = cols.series.toArray();
-      for (let i = 0; i < s.length; i++) {
-        let l = seriesIds.get(s[i]!);
-        if (l === undefined) seriesIds.set(s[i]!, (l = seriesIds.size));
-        s[i] = l;
-      }
-      metrics.push([this.dicts.metrics.values[mid]!, cols.sorted]);
-      arrays.push(cols.gTs.toArray(), cols.gStart.toArray(), s, cols.value.toArray());
+      for (let i = 0; i < s.length; i++) s[i] = local[s[i]!]!;
+      const parts = blockPartsSync(this.dicts, b, mid, false);
+      const off = new Uint32Array(parts.length + 1);
+      parts.forEach((p, k) => (off[k + 1] = off[k]! + p.ts.length));
+      const fts = new Float64Array(off[parts.length]!);
+      const fval = new Float64Array(off[parts.length]!);
+      parts.forEach((p, k) => {
+        fts.set(p.ts, off[k]);
+        fval.set(p.value, off[k]);
+      });
+      metrics.push({
+        name: this.dicts.metrics.values[mid]!,
+        sorted: cols.sorted,
+        minTs: cols.minTs,
+        maxTs: cols.maxTs,
+        rows: cols.rows,
+        fold: parts.map((p) => [p.addr, p.labels, p.key]),
+      });
+      arrays.push(cols.gTs.toArray(), cols.gStart.toArray(), s, cols.value.toArray(), off, fts, fval);
     }
-    const series = [...seriesIds.keys()].map((id) => [this.dicts.seriesAddr[id], this.dicts.seriesLabels[id]]);
-    return encode({ ...base, meta: { metrics, series } }, arrays);
-  }
-
-  private engineFrom(h: Header, a: TypedArray[]): EngineBlock | null {
-    const metrics = h.meta.metrics as [string, boolean][];
-    const series = (h.meta.series as [string, Record<string, string | null>][]).map(([addr, labels]) => this.dicts.seriesId(addr, labels));
-    if (a.length !== metrics.length * 4) return null;
-    const b = new EngineBlock();
-    metrics.forEach(([name, sorted], i) => {
-      const [gTs, gStart, s, value] = a.slice(i * 4, i * 4 + 4) as [Float64Array, Uint32Array, Uint16Array, Float64Array];
-      const remapped = new Uint16Array(s.length);
-      for (let k = 0; k < s.length; k++) remapped[k] = series[s[k]!]!;
-      const cols = EngineMetricColumns.restore(gTs, gStart, remapped, value, sorted);
-      b.metrics.set(this.dicts.metrics.id(name), cols);
-      if (cols.minTs < b.minTs) b.minTs = cols.minTs;
-      if (cols.maxTs > b.maxTs) b.maxTs = cols.maxTs;
-    });
-    return b;
+    const series = order.map((id) => [this.dicts.seriesAddr[id], this.dicts.seriesLabels[id]]);
+    return encode({ ...base, meta: { metrics, series, minTs: b.minTs, maxTs: b.maxTs } }, arrays);
   }
 }
 
-// phases: strings interned in the header, numbers in columns; rows re-materialised on load.
+// phases: strings in the header (block-local ids), columns as they are resident.
 function phasesTo(base: Omit<Header, "sections" | "meta">, b: PhaseBlock): Buffer {
-  const strings = new Map<string, number>();
-  const sid = (s: string) => {
-    let i = strings.get(s);
-    if (i === undefined) strings.set(s, (i = strings.size));
-    return i;
-  };
-  const n = b.rows.length;
-  const t0 = new Float64Array(n);
-  const t1 = new Float64Array(n);
-  const rank = new Int32Array(n);
-  const name = new Uint32Array(n);
-  const node = new Uint32Array(n);
-  const role = new Uint32Array(n);
-  const gpuLen = new Uint32Array(n);
-  const gpus: number[] = [];
-  b.rows.forEach((ev, i) => {
-    t0[i] = ev.t0;
-    t1[i] = ev.t1;
-    rank[i] = ev.rank;
-    name[i] = sid(ev.name);
-    node[i] = sid(ev.node);
-    role[i] = sid(ev.role);
-    gpuLen[i] = ev.gpus.length;
-    gpus.push(...ev.gpus);
-  });
-  return encode({ ...base, meta: { strings: [...strings.keys()] } }, [t0, t1, rank, name, node, role, gpuLen, Int32Array.from(gpus)]);
+  b.trim();
+  // local string ids in ascending store id order, so a fresh store usually maps 1:1
+  const used = new Set<number>();
+  for (const ids of [b.name, b.node, b.role]) for (const id of ids) used.add(id);
+  const order = [...used].sort((x, y) => x - y);
+  const local = new Map(order.map((g, i) => [g, i]));
+  const strings = order.map((g) => b.str(g));
+  const map = (ids: Uint32Array) => Uint32Array.from(ids, (g) => local.get(g)!);
+  const name = map(b.name);
+  const node = map(b.node);
+  const role = map(b.role);
+  const meta = { strings, minT: b.minT, maxT: b.maxT };
+  return encode({ ...base, meta }, [
+    b.t0,
+    b.t1,
+    b.rank,
+    name,
+    node,
+    role,
+    b.gpuOff,
+    b.gpus,
+    Uint32Array.from(b.open),
+    Uint32Array.from(b.localUnmatched()),
+  ]);
 }
 
-function phasesFrom(h: Header, a: TypedArray[]): PhaseBlock | null {
-  const [t0, t1, rank, name, node, role, gpuLen, gpus] = a;
-  if (!t0 || !t1 || !rank || !name || !node || !role || !gpuLen || !gpus) return null;
-  const strings = h.meta.strings as string[];
-  const b = new PhaseBlock();
-  // Most events own zero or one GPU: share those (read-only) lists.
-  const single: number[][] = [];
-  const none: number[] = [];
-  let g = 0;
-  for (let i = 0; i < t0.length; i++) {
-    const len = gpuLen[i]!;
-    const ev: PhaseEvent = {
-      name: strings[name[i]!]!,
-      t0: t0[i]!,
-      t1: t1[i]!,
-      node: strings[node[i]!]!,
-      gpus: len === 0 ? none : len === 1 ? (single[gpus[g]!] ??= [gpus[g]!]) : Array.from(gpus.subarray(g, g + len)),
-      rank: rank[i]!,
-      role: strings[role[i]!]!,
-    };
-    g += len;
-    b.add(ev);
-  }
-  return b;
+function phasesFrom(strings: Interner, h: Header, a: TypedArray[]): PhaseBlock | null {
+  const [t0, t1, rank, name, node, role, gpuOff, gpus, open, unmatched] = a;
+  if (!t0 || !t1 || !rank || !name || !node || !role || !gpuOff || !gpus || !open || !unmatched) return null;
+  const meta = h.meta as { strings: string[]; minT: number | null; maxT: number | null };
+  const ids = Uint32Array.from(meta.strings, (s) => strings.id(s));
+  const identity = ids.every((id, i) => id === i);
+  const remap = (local: Uint32Array) => {
+    if (identity) return local;
+    const out = new Uint32Array(local.length);
+    for (let i = 0; i < local.length; i++) out[i] = ids[local[i]!]!;
+    return out;
+  };
+  return PhaseBlock.restore(
+    strings,
+    {
+      t0: t0 as Float64Array,
+      t1: t1 as Float64Array,
+      rank: rank as Float64Array,
+      name: remap(name as Uint32Array),
+      node: remap(node as Uint32Array),
+      role: remap(role as Uint32Array),
+      gpuOff: gpuOff as Uint32Array,
+      gpus: gpus as Float64Array,
+    },
+    // JSON has no Infinity: an empty block's bounds come back as null
+    { minT: meta.minT ?? Infinity, maxT: meta.maxT ?? -Infinity, open: Array.from(open), unmatched: Array.from(unmatched) },
+  );
 }

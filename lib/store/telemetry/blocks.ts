@@ -9,6 +9,7 @@
  * a row costs ~10 bytes; the other streams keep plain records.
  */
 import { Col, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
+import type { Part } from "@/lib/store/telemetry/engine-parts";
 import {
   OPEN_T1,
   TRAJECTORY_KINDS,
@@ -32,6 +33,8 @@ export class Dicts {
   readonly series = new Interner(0xffff);
   readonly seriesAddr: string[] = [];
   readonly seriesLabels: Record<string, string | null>[] = [];
+  /** Names, nodes and roles of phase events. */
+  readonly phaseStrings = new Interner(0xffffffff);
 
   laneId(node: string, gpu: number): number {
     const key = `${node}\u0000${gpu}`;
@@ -187,8 +190,14 @@ export class GpuBlock extends TickColumns {
   }
 
   trim(): void {
-    this.trimTicks();
-    for (const c of [this.lane, this.util, this.mem, this.power]) (c as Col<never>).trim();
+    for (const c of [this.gTs, this.gStart, this.lane, this.util, this.mem, this.power]) (c as Col<never>).compact();
+  }
+
+  /** All columns as contiguous arrays (a closed or cache-loaded block), else null. */
+  flat(): { gTs: Float64Array; gStart: Uint32Array; lane: Uint16Array; util: Uint8Array; mem: Int32Array; power: Int16Array } | null {
+    const { gTs, gStart, lane, util, mem, power } = this;
+    if (!gTs.flat || !gStart.flat || !lane.flat || !util.flat || !mem.flat || !power.flat) return null;
+    return { gTs: gTs.flat, gStart: gStart.flat, lane: lane.flat, util: util.flat, mem: mem.flat, power: power.flat };
   }
 
   byteLength(): number {
@@ -205,6 +214,9 @@ export class GpuBlock extends TickColumns {
   static restore(
     cols: Record<"gTs" | "gStart" | "lane" | "util" | "mem" | "power", TypedArray>,
     sorted: boolean,
+    lanes: readonly number[],
+    minTs: number,
+    maxTs: number,
   ): GpuBlock {
     const b = new GpuBlock();
     b.gTs.load(cols.gTs);
@@ -213,14 +225,8 @@ export class GpuBlock extends TickColumns {
     b.util.load(cols.util);
     b.mem.load(cols.mem);
     b.power.load(cols.power);
-    let min = Infinity;
-    let max = -Infinity;
-    for (const t of cols.gTs as Float64Array) {
-      if (t < min) min = t;
-      if (t > max) max = t;
-    }
-    for (const l of cols.lane as Uint16Array) b.lanes.add(l);
-    b.restoreTicks(cols.lane.length, sorted, min, max);
+    for (const l of lanes) b.lanes.add(l);
+    b.restoreTicks(cols.lane.length, sorted, minTs, maxTs);
     return b;
   }
 }
@@ -276,24 +282,19 @@ export class EngineMetricColumns extends TickColumns {
   }
 
   trim(): void {
-    this.trimTicks();
-    this.series.trim();
-    this.value.trim();
+    this.gTs.compact();
+    this.gStart.compact();
+    this.series.compact();
+    this.value.compact();
   }
 
-  static restore(gTs: TypedArray, gStart: TypedArray, series: TypedArray, value: TypedArray, sorted: boolean): EngineMetricColumns {
+  static restore(gTs: TypedArray, gStart: TypedArray, series: TypedArray, value: TypedArray, sorted: boolean, minTs: number, maxTs: number): EngineMetricColumns {
     const c = new EngineMetricColumns();
     c.gTs.load(gTs);
     c.gStart.load(gStart);
     c.series.load(series);
     c.value.load(value);
-    let min = Infinity;
-    let max = -Infinity;
-    for (const t of gTs as Float64Array) {
-      if (t < min) min = t;
-      if (t > max) max = t;
-    }
-    c.restoreTicks(series.length, sorted, min, max);
+    c.restoreTicks(series.length, sorted, minTs, maxTs);
     return c;
   }
 
@@ -302,16 +303,87 @@ export class EngineMetricColumns extends TickColumns {
   }
 }
 
+export interface EngineCacheSource {
+  /** metric id → rows and ts range (metrics with rows only) */
+  readonly info: ReadonlyMap<number, { rows: number; minTs: number; maxTs: number }>;
+  /** Raw columns of one metric, or null when the cache entry is no longer usable. */
+  loadRaw(id: number): Promise<EngineMetricColumns | null>;
+  loadFolded(id: number): Promise<Part[] | null>;
+  /** The partition parsed from JSON again (fallback). */
+  reparse(): Promise<EngineBlock>;
+}
+
 export class EngineBlock {
   /** metric id → columns */
   readonly metrics = new Map<number, EngineMetricColumns>();
   minTs = Infinity;
   maxTs = -Infinity;
+  /** Results derived from this block's rows (engine parts); dropped on every append. */
+  readonly derived = new Map<string, unknown>();
+  /**
+   * Cache-backed block (binary-cache.ts): metric columns are read on first use. Null for
+   * a block parsed from JSON (everything resident).
+   */
+  source: EngineCacheSource | null = null;
+  private loading = new Map<number, Promise<void>>();
+
+  /** Ids of the metrics with rows in this block. */
+  metricIds(): number[] {
+    const ids = new Set<number>();
+    for (const [id, c] of this.metrics) if (c.rows > 0) ids.add(id);
+    if (this.source) for (const id of this.source.info.keys()) ids.add(id);
+    return [...ids];
+  }
+
+  /** ts range of one metric's rows (null when it has none here). */
+  metricRange(id: number): { minTs: number; maxTs: number } | null {
+    const c = this.metrics.get(id);
+    if (c && c.rows > 0) return c;
+    return this.source?.info.get(id) ?? null;
+  }
+
+  /** Make the raw columns of `id` resident (a no-op for JSON-parsed blocks). */
+  ensureRaw(id: number): Promise<void> {
+    const src = this.source;
+    if (!src || this.metrics.has(id) || !src.info.has(id)) return Promise.resolve();
+    let p = this.loading.get(id);
+    if (!p) {
+      p = (async () => {
+        const cols = await src.loadRaw(id);
+        if (cols) {
+          if (!this.metrics.has(id)) this.metrics.set(id, cols);
+          return;
+        }
+        // cache entry gone or replaced by something else: parse the JSON once more
+        const fresh = await src.reparse();
+        for (const [k, v] of fresh.metrics) if (!this.metrics.has(k)) this.metrics.set(k, v);
+        this.source = null;
+      })().finally(() => this.loading.delete(id));
+      this.loading.set(id, p);
+    }
+    return p;
+  }
+
+  /** Make every metric resident (before new rows are appended to a cache-backed block). */
+  async ensureAll(): Promise<void> {
+    const src = this.source;
+    if (!src) return;
+    await Promise.all([...src.info.keys()].map((id) => this.ensureRaw(id)));
+    this.source = null;
+  }
+
+  /** Folded parts of `id` stored with a cache-backed block (null: compute from rows). */
+  async loadFolded(id: number): Promise<Part[] | null> {
+    const src = this.source;
+    if (!src || !src.info.has(id)) return null;
+    return src.loadFolded(id);
+  }
 
   /** Distribute staged rows to their metric's columns (file order kept per metric). */
   appendStage(st: EngineStage): void {
     const n = st.n;
     if (n === 0) return;
+    this.derived.clear();
     let maxMetric = 0;
     for (let i = 0; i < n; i++) if (st.metric[i]! > maxMetric) maxMetric = st.metric[i]!;
     const counts = new Uint32Array(maxMetric + 1);
@@ -390,18 +462,180 @@ export class RecordBlock<R> {
   readonly rows: R[] = [];
 }
 
-export class PhaseBlock extends RecordBlock<PhaseEvent> {
+/**
+ * Phase events as columns: numbers in typed arrays (rank and GPU indices as float64, so
+ * any JSON integer survives exactly), strings (name, node, role) as ids of
+ * the store-wide `Dicts.phaseStrings`, GPU lists flattened (`gpuOff[i]..gpuOff[i+1]`).
+ * `rows` materialises plain records on demand (cached until the next append).
+ */
+export class PhaseBlock {
+  n = 0;
+  t0: Float64Array;
+  t1: Float64Array;
+  rank: Float64Array;
+  name: Uint32Array;
+  node: Uint32Array;
+  role: Uint32Array;
+  /** GPU list of row i: `gpus[gpuOff[i] .. gpuOff[i + 1])` */
+  gpuOff: Uint32Array;
+  gpus: Float64Array;
   /** Smallest / largest stamp of the block (t0 of every row, t1 of closed rows). */
   minT = Infinity;
   maxT = -Infinity;
-  /** Indices of OPEN markers (t1 == -1). */
-  readonly open: number[] = [];
+  /** Indices of OPEN markers (t1 == -1), ascending. */
+  open: number[] = [];
+  private rowsCache: PhaseEvent[] | null = null;
+  private unmatchedCache: number[] | null = null;
+
+  constructor(
+    readonly strings: Interner,
+    cap = 256,
+  ) {
+    this.t0 = new Float64Array(cap);
+    this.t1 = new Float64Array(cap);
+    this.rank = new Float64Array(cap);
+    this.name = new Uint32Array(cap);
+    this.node = new Uint32Array(cap);
+    this.role = new Uint32Array(cap);
+    this.gpuOff = new Uint32Array(cap + 1);
+    this.gpus = new Float64Array(cap);
+  }
+
+  private grow(rows: number, gpus: number): void {
+    if (rows > this.t0.length) {
+      const cap = Math.max(rows, this.t0.length * 2);
+      const g = <A extends Float64Array | Uint32Array>(a: A, n: number): A => {
+        const b = new (a.constructor as new (n: number) => A)(n);
+        b.set(a.subarray(0, Math.min(a.length, n)));
+        return b;
+      };
+      this.t0 = g(this.t0, cap);
+      this.t1 = g(this.t1, cap);
+      this.rank = g(this.rank, cap);
+      this.name = g(this.name, cap);
+      this.node = g(this.node, cap);
+      this.role = g(this.role, cap);
+      this.gpuOff = g(this.gpuOff, cap + 1);
+    }
+    if (gpus > this.gpus.length) {
+      const b = new Float64Array(Math.max(gpus, this.gpus.length * 2));
+      b.set(this.gpus);
+      this.gpus = b;
+    }
+  }
+
+  /** Append one event given by ids (hot path of the line scanner). */
+  push(name: number, t0: number, t1: number, node: number, gpus: ArrayLike<number>, gpuFrom: number, gpuTo: number, rank: number, role: number): void {
+    const i = this.n;
+    const g0 = this.gpuOff[i]!;
+    const ng = gpuTo - gpuFrom;
+    if (i + 1 > this.t0.length || g0 + ng > this.gpus.length) this.grow(i + 1, g0 + ng);
+    this.t0[i] = t0;
+    this.t1[i] = t1;
+    this.rank[i] = rank;
+    this.name[i] = name;
+    this.node[i] = node;
+    this.role[i] = role;
+    for (let k = 0; k < ng; k++) this.gpus[g0 + k] = gpus[gpuFrom + k]!;
+    this.gpuOff[i + 1] = g0 + ng;
+    if (t1 === OPEN_T1) this.open.push(i);
+    else if (t1 > this.maxT) this.maxT = t1;
+    if (t0 < this.minT) this.minT = t0;
+    if (t0 > this.maxT) this.maxT = t0;
+    this.n = i + 1;
+    this.rowsCache = null;
+    this.unmatchedCache = null;
+  }
+
   add(ev: PhaseEvent): void {
-    if (ev.t1 === OPEN_T1) this.open.push(this.rows.length);
-    else if (ev.t1 > this.maxT) this.maxT = ev.t1;
-    if (ev.t0 < this.minT) this.minT = ev.t0;
-    if (ev.t0 > this.maxT) this.maxT = ev.t0;
-    this.rows.push(ev);
+    const s = this.strings;
+    this.push(s.id(ev.name), ev.t0, ev.t1, s.id(ev.node), ev.gpus, 0, ev.gpus.length, ev.rank, s.id(ev.role));
+  }
+
+  str(id: number): string {
+    return this.strings.values[id]!;
+  }
+
+  /** Plain records (materialised on first use). */
+  get rows(): readonly PhaseEvent[] {
+    if (this.rowsCache) return this.rowsCache;
+    const out = new Array<PhaseEvent>(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = this.event(i);
+    return (this.rowsCache = out);
+  }
+
+  event(i: number): PhaseEvent {
+    return {
+      name: this.str(this.name[i]!),
+      t0: this.t0[i]!,
+      t1: this.t1[i]!,
+      node: this.str(this.node[i]!),
+      gpus: Array.from(this.gpus.subarray(this.gpuOff[i], this.gpuOff[i + 1])),
+      rank: this.rank[i]!,
+      role: this.str(this.role[i]!),
+    };
+  }
+
+  /** OPEN markers without a closed twin — same (node, rank, name, t0) — inside this block. */
+  localUnmatched(): readonly number[] {
+    if (this.unmatchedCache) return this.unmatchedCache;
+    const out: number[] = [];
+    if (this.open.length > 0) {
+      const byT0 = new Map<number, number[]>();
+      for (const i of this.open) {
+        const t = this.t0[i]!;
+        const l = byT0.get(t);
+        if (l) l.push(i);
+        else byT0.set(t, [i]);
+      }
+      const matched = new Uint8Array(this.n);
+      const { t0, t1, node, rank, name } = this;
+      for (let j = 0; j < this.n; j++) {
+        if (t1[j] === OPEN_T1) continue;
+        const l = byT0.get(t0[j]!);
+        if (!l) continue;
+        for (const i of l) if (node[i] === node[j] && rank[i] === rank[j] && name[i] === name[j]) matched[i] = 1;
+      }
+      for (const i of this.open) if (!matched[i]) out.push(i);
+    }
+    return (this.unmatchedCache = out);
+  }
+
+  /** Drop spare capacity (closed partition). */
+  trim(): void {
+    const n = this.n;
+    if (this.t0.length === n) return;
+    this.t0 = this.t0.slice(0, n);
+    this.t1 = this.t1.slice(0, n);
+    this.rank = this.rank.slice(0, n);
+    this.name = this.name.slice(0, n);
+    this.node = this.node.slice(0, n);
+    this.role = this.role.slice(0, n);
+    this.gpuOff = this.gpuOff.slice(0, n + 1);
+    this.gpus = this.gpus.slice(0, this.gpuOff[n]);
+  }
+
+  /** Columns restored from the binary cache (ids already mapped to `strings`). */
+  static restore(
+    strings: Interner,
+    cols: { t0: Float64Array; t1: Float64Array; rank: Float64Array; name: Uint32Array; node: Uint32Array; role: Uint32Array; gpuOff: Uint32Array; gpus: Float64Array },
+    meta: { minT: number; maxT: number; open: number[]; unmatched: number[] },
+  ): PhaseBlock {
+    const b = new PhaseBlock(strings, 0);
+    b.t0 = cols.t0;
+    b.t1 = cols.t1;
+    b.rank = cols.rank;
+    b.name = cols.name;
+    b.node = cols.node;
+    b.role = cols.role;
+    b.gpuOff = cols.gpuOff;
+    b.gpus = cols.gpus;
+    b.n = cols.t0.length;
+    b.minT = meta.minT;
+    b.maxT = meta.maxT;
+    b.open = meta.open;
+    b.unmatchedCache = meta.unmatched;
+    return b;
   }
 }
 

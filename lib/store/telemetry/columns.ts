@@ -23,9 +23,15 @@ type Ctor<A extends TypedArray> = { new (n: number): A; BYTES_PER_ELEMENT: numbe
 export class Col<A extends TypedArray> {
   readonly chunks: A[] = [];
   length = 0;
+  /**
+   * The whole column as one contiguous array when it is backed by one buffer (loaded from
+   * the binary cache, or compacted when its partition closed); null while it grows.
+   */
+  flat: A | null = null;
   constructor(private readonly ctor: Ctor<A>) {}
 
   push(v: number): void {
+    this.flat = null;
     const c = this.length >>> SHIFT;
     const off = this.length & MASK;
     let chunk = this.chunks[c];
@@ -43,6 +49,7 @@ export class Col<A extends TypedArray> {
 
   /** Bulk append `src[from, to)` (one native copy per chunk piece; keeps hot paths monomorphic). */
   append(src: TypedArray, from = 0, to = src.length): void {
+    if (to > from) this.flat = null;
     let at = from;
     while (at < to) {
       const c = this.length >>> SHIFT;
@@ -73,8 +80,18 @@ export class Col<A extends TypedArray> {
     this.chunks[i >>> SHIFT]![i & MASK] = v;
   }
 
+  /** Move the rows into one contiguous array (chunks become views of it); sets `flat`. */
+  compact(): void {
+    if (this.flat) return;
+    const out = this.toArray();
+    this.chunks.length = 0;
+    for (let at = 0; at < out.length; at += CHUNK) this.chunks.push(out.subarray(at, Math.min(at + CHUNK, out.length)) as A);
+    this.flat = out;
+  }
+
   /** Drop spare capacity of the last chunk (call when no more rows will arrive). */
   trim(): void {
+    if (this.flat) return;
     const last = this.chunks.length - 1;
     const chunk = this.chunks[last];
     const used = this.length - last * CHUNK;
@@ -89,6 +106,7 @@ export class Col<A extends TypedArray> {
 
   /** Contiguous copy (binary cache). */
   toArray(): A {
+    if (this.flat) return this.flat.slice() as A;
     const out = new this.ctor(this.length);
     let at = 0;
     for (const c of this.chunks) {
@@ -108,6 +126,7 @@ export class Col<A extends TypedArray> {
     this.chunks.length = 0;
     for (let at = 0; at < data.length; at += CHUNK) this.chunks.push(data.subarray(at, Math.min(at + CHUNK, data.length)) as A);
     this.length = data.length;
+    this.flat = data;
   }
 }
 

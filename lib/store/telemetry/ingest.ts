@@ -4,21 +4,26 @@
  * line that does not parse (lenient: bare NaN/Infinity accepted) or does not decode is
  * counted as corrupt and skipped.
  *
- * gpu_util has a byte-level fast path for the compact collector format
- * (`{"ts":…,"node":"…","gpu":…,"util":…,"mem_mb":…,"power_w":…}`): no string or object
- * per row. Any line that deviates (spaced legacy JSON, escapes, NaN) takes the generic path.
+ * gpu_util, engine_series and phases have byte-level scanners for the compact collector
+ * format (`{"ts":…,"node":"…","gpu":…,…}` with the keys in the writer's order): no string,
+ * object or JSON.parse per row. A scanner accepts a line only when it is plain JSON that
+ * the generic path would decode to the very same record; any line that deviates — spaces,
+ * reordered or extra keys, escapes, non-ASCII, NaN/Infinity, leading zeros, control
+ * characters — falls back to the generic path, which decides (and counts corrupt lines).
+ * lib/store/telemetry/ingest.test.ts checks both paths agree on such lines.
  */
 import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
 import {
   addEngineRecord,
   addGpuRecord,
+  decodePhase,
   EngineStage,
   GpuStage,
   type Dicts,
   type EngineBlock,
   type GpuBlock,
+  type PhaseBlock,
 } from "@/lib/store/telemetry/blocks";
-import { ByteInterner } from "@/lib/store/telemetry/columns";
 
 export interface IngestResult {
   corrupt: number;
@@ -64,148 +69,279 @@ function consumeLine(line: string, consume: (rec: unknown) => boolean): boolean 
 }
 
 // ---------------------------------------------------------------------------------------
-// gpu_util fast path
+// byte-level helpers
 
-const enc = (s: string) => Uint8Array.from(Buffer.from(s, "latin1"));
-const P_TS = enc('{"ts":');
-const P_NODE = enc(',"node":"');
-const P_GPU = enc('","gpu":');
-const P_UTIL = enc(',"util":');
-const P_MEM = enc(',"mem_mb":');
-const P_POW = enc(',"power_w":');
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
-function match(buf: Buffer, pos: number, pat: Uint8Array): boolean {
-  if (pos + pat.length > buf.length) return false;
-  for (let i = 0; i < pat.length; i++) if (buf[pos + i] !== pat[i]) return false;
+/** A literal to compare 4 bytes at a time (DataView reads are inlined; bytes are not). */
+interface Lit {
+  length: number;
+  view: DataView;
+}
+const enc = (s: string): Lit => {
+  const b = Uint8Array.from(Buffer.from(s, "latin1"));
+  return { length: b.length, view: new DataView(b.buffer) };
+};
+
+/** DataView over `buf` (one-entry cache: scanners walk one buffer at a time). */
+let lastBuf: Uint8Array | null = null;
+let lastView: DataView = new DataView(new ArrayBuffer(0));
+function viewOf(buf: Uint8Array): DataView {
+  if (buf !== lastBuf) {
+    lastBuf = buf;
+    lastView = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+  return lastView;
+}
+
+/** Bytes `[s, s + b.byteLength)` of `a` equal all of `b` (the caller checked bounds). */
+function sameBytes(a: DataView, s: number, b: DataView): boolean {
+  const n = b.byteLength;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (a.getUint32(s + i, true) !== b.getUint32(i, true)) return false;
+  for (; i < n; i++) if (a.getUint8(s + i) !== b.getUint8(i)) return false;
   return true;
 }
 
-/** Position after the last parsed number; -1 when the number is not plain JSON. */
+function lit(buf: Uint8Array, pos: number, pat: Lit): boolean {
+  if (pos < 0 || pos + pat.length > buf.length) return false;
+  return sameBytes(viewOf(buf), pos, pat.view);
+}
+
+/** Position after the last number read by `readNumber`; -1 when it was not plain JSON. */
 let cursor = 0;
 
-function readNumber(buf: Buffer, pos: number, end: number): number {
+/** End of the number last read by `readNumber` (-1: not a JSON number). */
+export function numberEnd(): number {
+  return cursor;
+}
+
+/**
+ * A JSON number at `pos` (strict grammar: optional `-`, no leading zeros, digits after a
+ * dot, optional exponent). Exactly JSON.parse's value: mantissas below 2^53 with at most
+ * 22 decimals are one correctly rounded division; anything else (exponents, long
+ * mantissas) goes through Number() in `readNumberSlow`. Kept small so it inlines.
+ */
+export function readNumber(buf: Uint8Array, pos: number, end: number): number {
   let i = pos;
   const neg = buf[i] === 45;
   if (neg) i++;
+  const d0 = i;
   let m = 0;
-  let digits = 0;
-  let c = buf[i]!;
-  while (i < end && c >= 48 && c <= 57) {
+  let c = i < end ? buf[i]! : 0;
+  while (c >= 48 && c <= 57) {
     m = m * 10 + (c - 48);
-    digits++;
-    c = buf[++i]!;
+    c = ++i < end ? buf[i]! : 0;
   }
-  if (digits === 0) {
+  if (i === d0 || (i - d0 > 1 && buf[d0] === 48)) {
     cursor = -1;
     return 0;
   }
   let frac = 0;
   if (c === 46) {
-    c = buf[++i]!;
-    while (i < end && c >= 48 && c <= 57) {
+    c = ++i < end ? buf[i]! : 0;
+    const f0 = i;
+    while (c >= 48 && c <= 57) {
       m = m * 10 + (c - 48);
-      frac++;
-      c = buf[++i]!;
+      c = ++i < end ? buf[i]! : 0;
     }
+    frac = i - f0;
     if (frac === 0) {
       cursor = -1;
       return 0;
     }
   }
-  if (c === 101 || c === 69) {
-    // exponent: let the engine's correctly rounded parser do it
+  if (c === 101 || c === 69 || m >= 9007199254740992 || frac > 22) return readNumberSlow(buf, pos, i, end);
+  cursor = i;
+  const v = frac === 0 ? m : m / POW10[frac]!;
+  return neg ? -v : v;
+}
+
+/** The rest of a number whose mantissa ends at `i`: exponent and/or Number() parsing. */
+function readNumberSlow(buf: Uint8Array, pos: number, i: number, end: number): number {
+  if (i < end && (buf[i] === 101 || buf[i] === 69)) {
     i++;
-    if (buf[i] === 43 || buf[i] === 45) i++;
+    if (i < end && (buf[i] === 43 || buf[i] === 45)) i++;
     const e0 = i;
     while (i < end && buf[i]! >= 48 && buf[i]! <= 57) i++;
     if (i === e0) {
       cursor = -1;
       return 0;
     }
-    cursor = i;
-    return Number(buf.toString("latin1", pos, i));
   }
   cursor = i;
-  // Exact fast path (Clinger): an integer mantissa < 2^53 divided by an exact power of ten
-  // is the correctly rounded decimal value.
-  if (m < 9007199254740992 && frac <= 22) {
-    const v = frac === 0 ? m : m / POW10[frac]!;
-    return neg ? -v : v;
-  }
-  return Number(buf.toString("latin1", pos, i));
+  return Number(Buffer.from(buf.buffer, buf.byteOffset + pos, i - pos).toString("latin1"));
 }
 
-function skipString(buf: Buffer, pos: number, end: number): number {
-  // pos is just after the opening quote; returns the index of the closing quote or -1
-  let i = pos;
-  while (i < end) {
+/**
+ * `pos` is just after an opening quote: index of the closing quote, or -1 when the string
+ * holds anything but plain printable ASCII (escapes, control characters, UTF-8).
+ */
+export function skipString(buf: Uint8Array, pos: number, end: number): number {
+  for (let i = pos; i < end; i++) {
     const c = buf[i]!;
     if (c === 34) return i;
-    if (c === 92 || c >= 0x80) return -1;
-    i++;
+    if (c === 92 || c >= 0x80 || c < 0x20) return -1;
   }
   return -1;
 }
 
+/**
+ * Byte string → value id, predicting the answer from the previous lookup (the same value
+ * again, or whatever followed it last time): telemetry repeats its strings in fixed
+ * cycles, so most lookups are one short byte comparison. Misses go to a hash table.
+ */
+export class FastInterner {
+  private readonly keys: DataView[] = [];
+  private readonly vals: number[] = [];
+  private readonly succ: number[] = [];
+  private readonly buckets = new Map<number, number[]>();
+  private last = -1;
+
+  /** `onNew(text)` returns the value id of a new byte string (or throws: not interned). */
+  constructor(private readonly onNew: (s: string) => number) {}
+
+  private eq(k: number, v: DataView, s: number, e: number): boolean {
+    const key = this.keys[k]!;
+    return key.byteLength === e - s && sameBytes(v, s, key);
+  }
+
+  id(buf: Uint8Array, s: number, e: number): number {
+    const v = viewOf(buf);
+    const last = this.last;
+    if (last >= 0) {
+      if (this.eq(last, v, s, e)) return this.vals[last]!;
+      const p = this.succ[last]!;
+      if (p >= 0 && this.eq(p, v, s, e)) {
+        this.last = p;
+        return this.vals[p]!;
+      }
+    }
+    let h = Math.imul(0x811c9dc5 ^ (e - s), 0x01000193);
+    for (let i = s; i < e; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+    h &= 0x3fffffff;
+    let list = this.buckets.get(h);
+    let k = -1;
+    if (list) for (const c of list) if (this.eq(c, v, s, e)) k = c;
+    if (k < 0) {
+      const val = this.onNew(Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString("latin1"));
+      k = this.keys.length;
+      // a copy: a view would pin the whole read buffer
+      this.keys.push(new DataView(Uint8Array.prototype.slice.call(buf, s, e).buffer));
+      this.vals.push(val);
+      this.succ.push(-1);
+      if (list) list.push(k);
+      else this.buckets.set(h, (list = [k]));
+    }
+    if (last >= 0) this.succ[last] = k;
+    this.last = k;
+    return this.vals[k]!;
+  }
+}
+
+/**
+ * Split `[start, end)` into lines. `fast(pos)` decodes the line at `pos` and returns the
+ * index of its terminating `\n`, or -1 when the line is not in the fast shape — then the
+ * generic `slow(record)` decides. Fast paths scan with the chunk end as bound; a newline
+ * inside a field always fails them (strings reject control characters, numbers and
+ * literals stop at it), so they never read into the next line. Returns the corrupt tally.
+ */
+function scanLines(
+  buf: Buffer,
+  start: number,
+  end: number,
+  fileOffset: number,
+  fast: (pos: number, end: number) => number,
+  slow: (rec: unknown) => boolean,
+): IngestResult {
+  const res: IngestResult = { corrupt: 0, firstCorruptAt: -1 };
+  let pos = start;
+  while (pos < end) {
+    const done = fast(pos, end);
+    if (done >= 0) {
+      pos = done + 1;
+      continue;
+    }
+    let nl = buf.indexOf(10, pos);
+    if (nl < 0 || nl >= end) nl = end;
+    if (nl > pos) {
+      const line = buf.toString("utf8", pos, nl);
+      if (!consumeLine(line, slow)) {
+        res.corrupt++;
+        if (res.firstCorruptAt < 0) res.firstCorruptAt = fileOffset + (pos - start);
+      }
+    }
+    pos = nl + 1;
+  }
+  return res;
+}
+
+/** The line's closing `}` at `at` followed by its `\n`: index of the newline, else -1. */
+function lineEnd(buf: Uint8Array, at: number, end: number): number {
+  return at >= 0 && at + 1 < end && buf[at] === 125 && buf[at + 1] === 10 ? at + 1 : -1;
+}
+
+// ---------------------------------------------------------------------------------------
+// gpu_util: {"ts":…,"node":"…","gpu":…,"util":…,"mem_mb":…,"power_w":…}
+
+const P_TS = enc('{"ts":');
+const P_NODE = enc(',"node":"');
+const P_GPU = enc('","gpu":');
+const P_UTIL = enc(',"util":');
+const P_MEM = enc(',"mem_mb":');
+const P_POW = enc(',"power_w":');
+
 export class GpuLineScanner {
-  private readonly nodes: ByteInterner;
-  private nodeNames: string[] = [];
+  private readonly nodeNames: string[] = [];
+  private readonly nodes = new FastInterner((s) => this.nodeNames.push(s) - 1);
   /** node id → gpu → lane id */
   private readonly laneCache: number[][] = [];
   private readonly stage = new GpuStage();
+  private buf: Buffer = Buffer.alloc(0);
+  private readonly fastFn = (pos: number, end: number) => this.fast(this.buf, pos, end);
+  private readonly slowFn = (rec: unknown) => addGpuRecord(this.stage, this.dicts, rec);
 
-  constructor(private readonly dicts: Dicts) {
-    this.nodes = new ByteInterner((s) => this.nodeNames.push(s) - 1);
-  }
+  constructor(private readonly dicts: Dicts) {}
 
   ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: GpuBlock): IngestResult {
-    const res: IngestResult = { corrupt: 0, firstCorruptAt: -1 };
-    const st = this.stage;
-    let pos = start;
-    while (pos < end) {
-      let nl = buf.indexOf(10, pos);
-      if (nl < 0 || nl >= end) nl = end;
-      if (nl > pos && !this.fast(buf, pos, nl)) {
-        const line = buf.toString("utf8", pos, nl);
-        if (!consumeLine(line, (rec) => addGpuRecord(st, this.dicts, rec))) {
-          res.corrupt++;
-          if (res.firstCorruptAt < 0) res.firstCorruptAt = fileOffset + (pos - start);
-        }
-      }
-      pos = nl + 1;
-    }
-    block.appendStage(st);
+    this.buf = buf;
+    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
+    this.buf = Buffer.alloc(0);
+    block.appendStage(this.stage);
     return res;
   }
 
-  private fast(buf: Buffer, pos: number, end: number): boolean {
-    if (!match(buf, pos, P_TS)) return false;
+  /**
+   * The line at `pos` (bounded by the chunk end): index of its `\n` when it is in the
+   * compact shape and decoded, else -1 (the generic path decides).
+   */
+  fast(buf: Uint8Array, pos: number, end: number): number {
+    if (!lit(buf, pos, P_TS)) return -1;
     const ts = readNumber(buf, pos + P_TS.length, end);
-    if (cursor < 0 || !match(buf, cursor, P_NODE)) return false;
+    if (cursor < 0 || !lit(buf, cursor, P_NODE)) return -1;
     const ns = cursor + P_NODE.length;
     const ne = skipString(buf, ns, end);
-    if (ne < 0 || !match(buf, ne, P_GPU)) return false;
+    if (ne < 0 || !lit(buf, ne, P_GPU)) return -1;
     const gpu = readNumber(buf, ne + P_GPU.length, end);
-    if (cursor < 0 || !match(buf, cursor, P_UTIL)) return false;
+    if (cursor < 0 || !lit(buf, cursor, P_UTIL)) return -1;
     const util = readNumber(buf, cursor + P_UTIL.length, end);
-    if (cursor < 0 || !match(buf, cursor, P_MEM)) return false;
+    if (cursor < 0 || !lit(buf, cursor, P_MEM)) return -1;
     const mem = readNumber(buf, cursor + P_MEM.length, end);
-    if (cursor < 0 || !match(buf, cursor, P_POW)) return false;
+    if (cursor < 0 || !lit(buf, cursor, P_POW)) return -1;
     const power = readNumber(buf, cursor + P_POW.length, end);
-    if (cursor < 0 || cursor + 1 !== end || buf[cursor] !== 125) return false;
-    if (!Number.isInteger(gpu) || gpu < 0 || gpu > 0xffff) return false;
+    const nl = lineEnd(buf, cursor, end);
+    if (nl < 0 || !Number.isFinite(ts) || !Number.isInteger(gpu) || gpu < 0 || gpu > 0xffff) return -1;
     const node = this.nodes.id(buf, ns, ne);
     const byGpu = (this.laneCache[node] ??= []);
     let lane = byGpu[gpu];
     if (lane === undefined) byGpu[gpu] = lane = this.dicts.laneId(this.nodeNames[node]!, gpu);
     this.stage.push(ts, lane, util, mem, power);
-    return true;
+    return nl;
   }
 }
 
 // ---------------------------------------------------------------------------------------
-// engine_series fast path: {"ts":…,"addr":"…","metric":"…","labels":{…},"value":…}
+// engine_series: {"ts":…,"addr":"…","metric":"…","labels":{…},"value":…}
 
 const E_TS = P_TS;
 const E_ADDR = enc(',"addr":"');
@@ -215,67 +351,67 @@ const E_VALUE = enc(',"value":');
 
 export class EngineLineScanner {
   private readonly addrNames: string[] = [];
-  private readonly addrs = new ByteInterner((s) => this.addrNames.push(s) - 1);
-  private readonly metrics: ByteInterner;
+  private readonly addrs = new FastInterner((s) => this.addrNames.push(s) - 1);
+  private readonly metrics: FastInterner;
   private readonly labelObjs: Record<string, string | null>[] = [];
-  private readonly labels = new ByteInterner((s) => {
-    const o = JSON.parse(s) as Record<string, unknown>;
+  /** Label objects that are not plain JSON objects throw: the line takes the generic path. */
+  private readonly labels = new FastInterner((s) => {
+    const o = JSON.parse(s) as unknown;
+    if (!o || typeof o !== "object" || Array.isArray(o)) throw new TypeError("labels");
     const clean: Record<string, string | null> = {};
-    for (const [k, v] of Object.entries(o)) clean[k] = v === null ? null : typeof v === "string" ? v : JSON.stringify(v);
+    for (const [k, v] of Object.entries(o as Record<string, unknown>))
+      clean[k] = v === null ? null : typeof v === "string" ? v : JSON.stringify(v);
     return this.labelObjs.push(clean) - 1;
   });
   /** addr id * 2^16 + labels id → series id */
   private readonly series = new Map<number, number>();
   private readonly stage = new EngineStage();
+  private buf: Buffer = Buffer.alloc(0);
+  private readonly fastFn = (pos: number, end: number) => this.fast(this.buf, pos, end);
+  private readonly slowFn = (rec: unknown) => addEngineRecord(this.stage, this.dicts, rec);
 
   constructor(private readonly dicts: Dicts) {
-    this.metrics = new ByteInterner((s) => dicts.metrics.id(s));
+    this.metrics = new FastInterner((s) => dicts.metrics.id(s));
   }
 
   ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: EngineBlock): IngestResult {
-    const res: IngestResult = { corrupt: 0, firstCorruptAt: -1 };
-    const st = this.stage;
-    let pos = start;
-    while (pos < end) {
-      let nl = buf.indexOf(10, pos);
-      if (nl < 0 || nl >= end) nl = end;
-      if (nl > pos && !this.fast(buf, pos, nl)) {
-        const line = buf.toString("utf8", pos, nl);
-        if (!consumeLine(line, (rec) => addEngineRecord(st, this.dicts, rec))) {
-          res.corrupt++;
-          if (res.firstCorruptAt < 0) res.firstCorruptAt = fileOffset + (pos - start);
-        }
-      }
-      pos = nl + 1;
-    }
-    block.appendStage(st);
+    this.buf = buf;
+    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
+    this.buf = Buffer.alloc(0);
+    block.appendStage(this.stage);
     return res;
   }
 
-  private fast(buf: Buffer, pos: number, end: number): boolean {
-    if (!match(buf, pos, E_TS)) return false;
+  fast(buf: Uint8Array, pos: number, end: number): number {
+    if (!lit(buf, pos, E_TS)) return -1;
     const ts = readNumber(buf, pos + E_TS.length, end);
-    if (cursor < 0 || !match(buf, cursor, E_ADDR)) return false;
+    if (cursor < 0 || !lit(buf, cursor, E_ADDR)) return -1;
     const as = cursor + E_ADDR.length;
     const ae = skipString(buf, as, end);
-    if (ae < 0 || !match(buf, ae, E_METRIC)) return false;
+    if (ae < 0 || !lit(buf, ae, E_METRIC)) return -1;
     const ms = ae + E_METRIC.length;
     const me = skipString(buf, ms, end);
-    if (me < 0 || !match(buf, me, E_LABELS)) return false;
+    if (me < 0 || !lit(buf, me, E_LABELS)) return -1;
     const ls = me + E_LABELS.length;
-    if (buf[ls] !== 123) return false;
+    if (buf[ls] !== 123) return -1;
     let le = ls + 1;
     while (le < end && buf[le] !== 125) {
       const c = buf[le]!;
-      if (c === 123 || c === 92 || c >= 0x80) return false;
+      if (c === 123 || c === 91 || c === 92 || c >= 0x80 || c < 0x20) return -1;
       le++;
     }
     le++; // past "}"
-    if (!match(buf, le, E_VALUE)) return false;
+    if (!lit(buf, le, E_VALUE)) return -1;
     const value = readNumber(buf, le + E_VALUE.length, end);
-    if (cursor < 0 || cursor + 1 !== end || buf[cursor] !== 125 || !Number.isFinite(ts)) return false;
+    const nl = lineEnd(buf, cursor, end);
+    if (nl < 0 || !Number.isFinite(ts)) return -1;
+    let lab: number;
+    try {
+      lab = this.labels.id(buf, ls, le);
+    } catch {
+      return -1;
+    }
     const addr = this.addrs.id(buf, as, ae);
-    const lab = this.labels.id(buf, ls, le);
     const key = addr * 65536 + lab;
     let sid = this.series.get(key);
     if (sid === undefined) {
@@ -283,6 +419,88 @@ export class EngineLineScanner {
       this.series.set(key, sid);
     }
     this.stage.push(this.metrics.id(buf, ms, me), ts, sid, value);
+    return nl;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// phases: {"name":"…","t0":…,"t1":…,"node":"…","gpus":[…],"rank":…,"role":"…"}
+
+const F_NAME = enc('{"name":"');
+const F_T0 = enc('","t0":');
+const F_T1 = enc(',"t1":');
+const F_NODE = enc(',"node":"');
+const F_GPUS = enc('","gpus":[');
+const F_RANK = enc(',"rank":');
+const F_ROLE = enc(',"role":"');
+
+export class PhaseLineScanner {
+  private readonly strings: FastInterner[];
+  private gpus = new Float64Array(64);
+  private block: PhaseBlock | null = null;
+  private buf: Buffer = Buffer.alloc(0);
+  private readonly fastFn = (pos: number, end: number) => this.fast(this.buf, pos, end, this.block!);
+  private readonly slowFn = (rec: unknown) => {
+    const ev = decodePhase(rec);
+    if (ev === null) return false;
+    this.block!.add(ev);
     return true;
+  };
+
+  constructor(dicts: Dicts) {
+    // one predictor per field (name, node, role), one shared string table
+    const s = dicts.phaseStrings;
+    this.strings = [0, 1, 2].map(() => new FastInterner((text) => s.id(text)));
+  }
+
+  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: PhaseBlock): IngestResult {
+    this.buf = buf;
+    this.block = block;
+    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
+    this.buf = Buffer.alloc(0);
+    this.block = null;
+    return res;
+  }
+
+  fast(buf: Uint8Array, pos: number, end: number, block: PhaseBlock): number {
+    if (!lit(buf, pos, F_NAME)) return -1;
+    const as = pos + F_NAME.length;
+    const ae = skipString(buf, as, end);
+    if (ae < 0 || !lit(buf, ae, F_T0)) return -1;
+    const t0 = readNumber(buf, ae + F_T0.length, end);
+    if (cursor < 0 || !lit(buf, cursor, F_T1)) return -1;
+    const t1 = readNumber(buf, cursor + F_T1.length, end);
+    if (cursor < 0 || !lit(buf, cursor, F_NODE)) return -1;
+    const ns = cursor + F_NODE.length;
+    const ne = skipString(buf, ns, end);
+    if (ne < 0 || !lit(buf, ne, F_GPUS)) return -1;
+    let at = ne + F_GPUS.length;
+    let ng = 0;
+    if (buf[at] === 93) at++;
+    else
+      for (;;) {
+        const g = readNumber(buf, at, end);
+        if (cursor < 0 || !Number.isInteger(g)) return -1;
+        if (ng === this.gpus.length) {
+          const grown = new Float64Array(ng * 2);
+          grown.set(this.gpus);
+          this.gpus = grown;
+        }
+        this.gpus[ng++] = g;
+        const c = buf[cursor];
+        at = cursor + 1;
+        if (c === 93) break;
+        if (c !== 44) return -1;
+      }
+    if (!lit(buf, at, F_RANK)) return -1;
+    const rank = readNumber(buf, at + F_RANK.length, end);
+    if (cursor < 0 || !Number.isInteger(rank) || !lit(buf, cursor, F_ROLE)) return -1;
+    const rs = cursor + F_ROLE.length;
+    const re = skipString(buf, rs, end);
+    const nl = re < 0 ? -1 : lineEnd(buf, re + 1, end);
+    if (nl < 0) return -1;
+    const [names, nodes, roles] = this.strings as [FastInterner, FastInterner, FastInterner];
+    block.push(names.id(buf, as, ae), t0, t1, nodes.id(buf, ns, ne), this.gpus, 0, ng, rank, roles.id(buf, rs, re));
+    return nl;
   }
 }

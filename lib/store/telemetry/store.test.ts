@@ -260,6 +260,10 @@ describe("binary cache of closed partitions", () => {
     const second = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
     expect((await gpuRows(second)).map((r) => r[1])).toEqual([11, 12, 13]);
     const [eng] = await second.engine.window(null, 100);
+    // cache-backed engine blocks read a metric's columns on first use
+    expect(eng!.source).not.toBeNull();
+    expect(eng!.metrics.size).toBe(0);
+    await eng!.ensureRaw(second.dicts.metrics.lookup("m")!);
     const m = eng!.metrics.get(second.dicts.metrics.lookup("m")!)!;
     expect(second.dicts.seriesLabels[m.series.get(0)]).toEqual({ dp_rank: "0" });
     expect(m.value.get(0)).toBe(1.5);

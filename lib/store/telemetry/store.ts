@@ -9,11 +9,16 @@
  *    complete lines are skipped and counted per stream (`corruptLines()`), never fatal.
  *  - Partitioned streams re-stat their files at most every `statIntervalMs` (2 s), on
  *    query. The three flat streams are frozen after their first read unless `follow`.
- *  - gpu_util and engine_series live as typed columns (blocks.ts); parsed blocks are
+ *  - gpu_util, engine_series and phases live as typed columns (blocks.ts), parsed by
+ *    byte-level line scanners with a generic JSON fallback (ingest.ts); parsed blocks are
  *    bounded by an LRU per stream; derived results go through `memo`, keyed on the
- *    signature (file keys + sizes) of the streams they read.
+ *    signature (file keys + sizes) of the streams they read, or are memoised on the block
+ *    they derive from (engine parts per partition, phase twin resolution).
  *  - Closed partitions (all of them when not following; else hours older than the newest)
- *    are cached as binary columns under `cacheDir` (binary-cache.ts), keyed on size+mtime.
+ *    are cached as binary columns under `cacheDir` (binary-cache.ts), keyed on size+mtime,
+ *    with per-partition summaries (folded engine parts, unmatched OPEN markers). Cached
+ *    engine partitions are read per metric on first use. Cache writes happen off the query
+ *    path and are completed synchronously at process exit.
  * Nothing here imports Next; the directory is injected.
  */
 import fs from "node:fs";
@@ -24,7 +29,6 @@ import {
   decodeDataBuffer,
   decodeGpuProcess,
   decodeMetrics,
-  decodePhase,
   decodeTopology,
   decodeTrajectory,
   Dicts,
@@ -34,7 +38,7 @@ import {
   TimedBlock,
 } from "@/lib/store/telemetry/blocks";
 import { BinaryCache } from "@/lib/store/telemetry/binary-cache";
-import { EngineLineScanner, GpuLineScanner, ingestLines } from "@/lib/store/telemetry/ingest";
+import { EngineLineScanner, GpuLineScanner, ingestLines, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
 import { FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
 import type { BlockCodec, TailFile } from "@/lib/store/telemetry/tail-file";
 import {
@@ -118,6 +122,7 @@ export class MetricStore {
     const dicts = this.dicts;
     const scanner = new GpuLineScanner(dicts);
     const engineScanner = new EngineLineScanner(dicts);
+    const phaseScanner = new PhaseLineScanner(dicts);
     const cache = this.cache;
     const cached = (stream: string): StreamOptions =>
       cache
@@ -128,7 +133,16 @@ export class MetricStore {
           }
         : base;
 
-    this.phases = new PartitionedStream(this.dir, "phases", recordCodec(() => new PhaseBlock(), decodePhase), cached("phases"));
+    this.phases = new PartitionedStream(
+      this.dir,
+      "phases",
+      {
+        create: () => new PhaseBlock(dicts.phaseStrings),
+        ingest: (buf, s, e, off, block) => phaseScanner.ingest(buf, s, e, off, block),
+        seal: (b) => b.trim(),
+      },
+      cached("phases"),
+    );
     this.gpuUtil = new PartitionedStream(
       this.dir,
       "gpu_util",
@@ -146,6 +160,7 @@ export class MetricStore {
         create: () => new EngineBlock(),
         ingest: (buf, s, e, off, block) => engineScanner.ingest(buf, s, e, off, block),
         seal: (b) => b.trim(),
+        beforeAppend: (b) => b.ensureAll(),
       },
       cached("engine_series"),
     );
@@ -300,15 +315,20 @@ export class MetricStore {
       return l;
     };
     for (const b of gpuBlocks) for (const id of b.lanes) ensure(this.dicts.laneNode[id]!, this.dicts.laneGpu[id]!);
+    const train = this.dicts.phaseStrings.lookup("train");
     for (const b of phaseBlocks)
-      for (const ev of b.rows)
-        for (const g of ev.gpus) {
-          const l = ensure(ev.node, g);
-          if (ev.role === "train") {
+      for (let i = 0; i < b.n; i++) {
+        const node = b.str(b.node[i]!);
+        const isTrain = b.role[i] === train;
+        const rank = b.rank[i]!;
+        for (let k = b.gpuOff[i]!; k < b.gpuOff[i + 1]!; k++) {
+          const l = ensure(node, b.gpus[k]!);
+          if (isTrain) {
             l.roles.add("train");
-            if (ev.rank >= 0) l.ranks.add(ev.rank);
+            if (rank >= 0) l.ranks.add(rank);
           }
         }
+      }
     for (const snap of topo)
       for (const e of snap.engines)
         for (const [node, gpu] of e.gpus) {

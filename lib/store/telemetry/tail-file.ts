@@ -17,6 +17,8 @@ export interface BlockCodec<B> {
   ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: B): IngestResult;
   /** The partition will not grow any more: drop spare capacity. */
   seal?(block: B): void;
+  /** Called before new bytes are appended to a non-empty block (lazy blocks load fully). */
+  beforeAppend?(block: B): Promise<void>;
 }
 
 export class TailFile<B> {
@@ -69,6 +71,52 @@ export class TailFile<B> {
     return run;
   }
 
+  /**
+   * The bytes consumed so far, `[0, offset)`, parsed into a new block; state untouched
+   * (fallback for a cache-backed block whose cache entry went away).
+   */
+  async parseFresh(): Promise<B> {
+    const block = this.codec.create();
+    const fh = await fs.promises.open(this.path, "r");
+    try {
+      await this.ingestRange(fh, block, 0, this.offset);
+    } finally {
+      await fh.close();
+    }
+    return block;
+  }
+
+  /** Parse the complete lines of `[from, to)`; returns the offset after the last one. */
+  private async ingestRange(fh: fs.promises.FileHandle, block: B, from: number, to: number): Promise<{ pos: number; corrupt: number; firstCorruptAt: number }> {
+    let corrupt = 0;
+    let firstCorruptAt = -1;
+    let pos = from;
+    let chunk = Math.min(READ_CHUNK, to - pos);
+    let buf = Buffer.allocUnsafe(chunk);
+    while (pos < to) {
+      const want = Math.min(chunk, to - pos);
+      if (buf.length < want) buf = Buffer.allocUnsafe(want);
+      const { bytesRead } = await fh.read(buf, 0, want, pos);
+      if (bytesRead <= 0) break;
+      const nl = buf.lastIndexOf(10, bytesRead - 1);
+      if (nl < 0) {
+        // A line longer than the chunk: widen the read window; otherwise a partial tail.
+        if (bytesRead === want && pos + want < to) {
+          chunk *= 2;
+          continue;
+        }
+        break;
+      }
+      const r = this.codec.ingest(buf, 0, nl + 1, pos, block);
+      if (r.corrupt > 0) {
+        corrupt += r.corrupt;
+        if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
+      }
+      pos += nl + 1;
+    }
+    return { pos, corrupt, firstCorruptAt };
+  }
+
   private async fill(): Promise<B> {
     const size = this.size;
     if (!this.block || size < this.offset) {
@@ -86,38 +134,20 @@ export class TailFile<B> {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return block;
       throw err;
     }
-    const corruptBefore = this.corrupt;
-    let firstCorruptAt = -1;
     try {
-      let pos = this.offset;
-      let chunk = Math.min(READ_CHUNK, size - pos);
-      let buf = Buffer.allocUnsafe(chunk);
-      while (pos < size) {
-        const want = Math.min(chunk, size - pos);
-        if (buf.length < want) buf = Buffer.allocUnsafe(want);
-        const { bytesRead } = await fh.read(buf, 0, want, pos);
-        if (bytesRead <= 0) break;
-        const nl = buf.lastIndexOf(10, bytesRead - 1);
-        if (nl < 0) {
-          // A line longer than the chunk: widen the read window; otherwise a partial tail.
-          if (bytesRead === want && pos + want < size) {
-            chunk *= 2;
-            continue;
-          }
-          break;
-        }
-        const r = this.codec.ingest(buf, 0, nl + 1, pos, block);
-        if (r.corrupt > 0) {
-          this.corrupt += r.corrupt;
-          if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
-        }
-        pos += nl + 1;
-      }
-      this.offset = pos;
-      if (this.corrupt > corruptBefore)
-        console.warn(
-          `[rlboard] skipped ${this.corrupt - corruptBefore} corrupt line(s) in ${this.path} (first near byte ${firstCorruptAt})`,
-        );
+      if (this.offset > 0 && this.codec.beforeAppend) await this.codec.beforeAppend(block);
+      const r = await this.ingestRange(fh, block, this.offset, size);
+      this.offset = r.pos;
+      this.corrupt += r.corrupt;
+      if (r.corrupt > 0)
+        console.warn(`[rlboard] skipped ${r.corrupt} corrupt line(s) in ${this.path} (first near byte ${r.firstCorruptAt})`);
+    } catch (err) {
+      // rows may have been appended without the offset moving: start over next time
+      this.block = null;
+      this.offset = 0;
+      this.corrupt = 0;
+      this.sealed = false;
+      throw err;
     } finally {
       await fh.close();
     }

@@ -1,0 +1,313 @@
+/**
+ * The byte-level line scanners must decode exactly what the generic path (lenient
+ * JSON.parse + record decoder) decodes: same rows, same values, same corrupt count. Each
+ * case is one line, ingested once through a scanner and once through the generic path.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  addEngineRecord,
+  addGpuRecord,
+  decodePhase,
+  Dicts,
+  EngineBlock,
+  EngineStage,
+  GpuBlock,
+  GpuStage,
+  PhaseBlock,
+} from "@/lib/store/telemetry/blocks";
+import { EngineLineScanner, GpuLineScanner, ingestLines, numberEnd, PhaseLineScanner, readNumber } from "@/lib/store/telemetry/ingest";
+
+const bytes = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
+
+function gpuRows(d: Dicts, b: GpuBlock) {
+  const out: unknown[] = [];
+  for (let g = 0; g < b.groups; g++)
+    for (let r = b.groupStart(g); r < b.groupEnd(g); r++) {
+      const lane = b.lane.get(r);
+      out.push([b.groupTs(g), d.laneNode[lane], d.laneGpu[lane], b.util.get(r), b.mem.get(r), b.power.get(r)]);
+    }
+  return out;
+}
+
+function engineRows(d: Dicts, b: EngineBlock) {
+  const out: unknown[] = [];
+  for (const [mid, c] of b.metrics)
+    for (let g = 0; g < c.groups; g++)
+      for (let r = c.groupStart(g); r < c.groupEnd(g); r++) {
+        const sid = c.series.get(r);
+        out.push([d.metrics.values[mid], c.groupTs(g), d.seriesAddr[sid], d.seriesLabels[sid], c.value.get(r)]);
+      }
+  return out;
+}
+
+function viaGpu(lines: string[], fast: boolean) {
+  const d = new Dicts();
+  const block = new GpuBlock();
+  const buf = bytes(lines);
+  let corrupt: number;
+  if (fast) corrupt = new GpuLineScanner(d).ingest(buf, 0, buf.length, 0, block).corrupt;
+  else {
+    const st = new GpuStage();
+    corrupt = ingestLines(buf, 0, buf.length, 0, (rec) => addGpuRecord(st, d, rec)).corrupt;
+    block.appendStage(st);
+  }
+  return { corrupt, rows: gpuRows(d, block) };
+}
+
+function viaEngine(lines: string[], fast: boolean) {
+  const d = new Dicts();
+  const block = new EngineBlock();
+  const buf = bytes(lines);
+  let corrupt: number;
+  if (fast) corrupt = new EngineLineScanner(d).ingest(buf, 0, buf.length, 0, block).corrupt;
+  else {
+    const st = new EngineStage();
+    corrupt = ingestLines(buf, 0, buf.length, 0, (rec) => addEngineRecord(st, d, rec)).corrupt;
+    block.appendStage(st);
+  }
+  return { corrupt, rows: engineRows(d, block) };
+}
+
+function viaPhases(lines: string[], fast: boolean) {
+  const d = new Dicts();
+  const block = new PhaseBlock(d.phaseStrings);
+  const buf = bytes(lines);
+  let corrupt: number;
+  if (fast) corrupt = new PhaseLineScanner(d).ingest(buf, 0, buf.length, 0, block).corrupt;
+  else
+    corrupt = ingestLines(buf, 0, buf.length, 0, (rec) => {
+      const ev = decodePhase(rec);
+      if (ev) block.add(ev);
+      return ev !== null;
+    }).corrupt;
+  return { corrupt, rows: block.rows, open: block.open };
+}
+
+/** Object.is per number, so -0 and NaN are told apart. */
+function same(a: unknown, b: unknown): boolean {
+  if (typeof a === "number" && typeof b === "number") return Object.is(a, b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    const ka = Object.keys(a).sort();
+    const kb = Object.keys(b).sort();
+    return same(ka, kb) && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
+}
+
+const GPU = '{"ts":1763971200.005,"node":"10.1.0.1","gpu":3,"util":95,"mem_mb":74737,"power_w":653}';
+const GPU_CASES: string[] = [
+  GPU,
+  GPU.replace("1763971200.005", "1.7639712e9"),
+  GPU.replace("1763971200.005", "17639712000E-1"),
+  GPU.replace("1763971200.005", "1763971200.0050000000000000000001"),
+  GPU.replace("1763971200.005", "-0"),
+  GPU.replace("1763971200.005", "-0.0"),
+  GPU.replace("1763971200.005", "0"),
+  GPU.replace("1763971200.005", "01763971200"),
+  GPU.replace("1763971200.005", "1763971200."),
+  GPU.replace("1763971200.005", ".5"),
+  GPU.replace("1763971200.005", "+1"),
+  GPU.replace("1763971200.005", "NaN"),
+  GPU.replace("1763971200.005", "Infinity"),
+  GPU.replace("1763971200.005", "1e400"),
+  GPU.replace("1763971200.005", "123456789012345678901234567890"),
+  GPU.replace('"util":95', '"util":NaN'),
+  GPU.replace('"util":95', '"util":95.7'),
+  GPU.replace('"util":95', '"util":-Infinity'),
+  GPU.replace('"util":95', '"util":1e2'),
+  GPU.replace('"mem_mb":74737', '"mem_mb":143771.5'),
+  GPU.replace('"power_w":653', '"power_w":1e999'),
+  GPU.replace('"gpu":3', '"gpu":3.0'),
+  GPU.replace('"gpu":3', '"gpu":3.5'),
+  GPU.replace('"gpu":3', '"gpu":-1'),
+  GPU.replace('"gpu":3', '"gpu":70000'),
+  GPU.replace('"gpu":3', '"gpu":"3"'),
+  GPU.replace("10.1.0.1", "10.1.0.\\u0031"),
+  GPU.replace("10.1.0.1", 'a\\"b'),
+  GPU.replace("10.1.0.1", "nöde"),
+  GPU.replace("10.1.0.1", "tab\there"),
+  GPU.replace("10.1.0.1", ""),
+  '{"node":"10.1.0.1","ts":1763971200.005,"gpu":3,"util":95,"mem_mb":74737,"power_w":653}',
+  '{"ts": 1763971200.005, "node": "10.1.0.1", "gpu": 3, "util": 95, "mem_mb": 74737, "power_w": 653}',
+  ` ${GPU}`,
+  `${GPU} `,
+  `${GPU}\r`,
+  `${GPU}x`,
+  GPU.replace("}", ',"extra":1}'),
+  GPU.replace(',"power_w":653', ""),
+  GPU.replace('"util":95', '"util":95,"util":96'),
+  "[1,2,3]",
+  "{}",
+  "not json",
+  "   ",
+];
+
+describe("gpu_util line scanner", () => {
+  it.each(GPU_CASES.map((l) => [l]))("agrees with the generic path: %s", (line) => {
+    const fast = viaGpu([line], true);
+    const slow = viaGpu([line], false);
+    expect(same(fast, slow), JSON.stringify({ fast, slow })).toBe(true);
+  });
+
+  it("agrees on a mixed run of lines (interning across lines, node changes)", () => {
+    const lines = [...GPU_CASES, ...GPU_CASES.map((l) => l.replace("10.1.0.1", "10.1.0.2")), GPU, GPU.replace("10.1.0.1", "10.1.0.12")];
+    const fast = viaGpu(lines, true);
+    expect(same(fast, viaGpu(lines, false))).toBe(true);
+    expect(fast.rows.length).toBeGreaterThan(20);
+  });
+});
+
+const ENG = '{"ts":1763971200.003,"addr":"http://10.1.0.1:30000","metric":"sglang_num_running_reqs","labels":{"dp_rank":"0"},"value":12.0}';
+const ENGINE_CASES: string[] = [
+  ENG,
+  ENG.replace('{"dp_rank":"0"}', "{}"),
+  ENG.replace('{"dp_rank":"0"}', '{"dp_rank":0}'),
+  ENG.replace('{"dp_rank":"0"}', '{"dp_rank":"0","engine_type":"prefill"}'),
+  ENG.replace('{"dp_rank":"0"}', '{"engine_type":null}'),
+  ENG.replace('{"dp_rank":"0"}', '{"dp_rank": "0"}'),
+  ENG.replace('{"dp_rank":"0"}', '{"a":}'),
+  ENG.replace('{"dp_rank":"0"}', '{"a":{"b":1}}'),
+  ENG.replace('{"dp_rank":"0"}', '{"a":[1,2]}'),
+  ENG.replace('{"dp_rank":"0"}', '{"a":"}"}'),
+  ENG.replace('{"dp_rank":"0"}', '{"a":"\\u00e9"}'),
+  ENG.replace('{"dp_rank":"0"}', '{"a":NaN}'),
+  ENG.replace('{"dp_rank":"0"}', "null"),
+  ENG.replace('{"dp_rank":"0"}', "[]"),
+  ENG.replace(',"labels":{"dp_rank":"0"}', ""),
+  ENG.replace('"value":12.0', '"value":NaN'),
+  ENG.replace('"value":12.0', '"value":Infinity'),
+  ENG.replace('"value":12.0', '"value":-1.5e-7'),
+  ENG.replace('"value":12.0', '"value":1E+21'),
+  ENG.replace('"value":12.0', '"value":"12"'),
+  ENG.replace('"value":12.0', '"value":00'),
+  ENG.replace("1763971200.003", "NaN"),
+  ENG.replace("sglang_num_running_reqs", "sglang_\\u006eum"),
+  ENG.replace("http://10.1.0.1:30000", "http://[::1]:30000"),
+  '{"addr":"http://10.1.0.1:30000","ts":1763971200.003,"metric":"m","labels":{},"value":1.0}',
+  '{"ts": 1763971200.003, "addr": "http://10.1.0.1:30000", "metric": "m", "labels": {}, "value": 1.0}',
+  `${ENG}\r`,
+  ENG.replace("}", ',"x":1}').replace('"0",', '"0"},').replace('"0"}}', '"0"}'),
+  "garbage",
+];
+
+describe("engine_series line scanner", () => {
+  it.each(ENGINE_CASES.map((l) => [l]))("agrees with the generic path: %s", (line) => {
+    const fast = viaEngine([line], true);
+    const slow = viaEngine([line], false);
+    expect(same(fast, slow), JSON.stringify({ fast, slow })).toBe(true);
+  });
+
+  it("agrees on a cyclic scrape (predicted interning) and on mixed lines", () => {
+    const lines: string[] = [];
+    for (let t = 0; t < 5; t++)
+      for (const addr of ["http://a:1", "http://b:1"])
+        for (const m of ["sglang_token_usage", "sglang_num_requests_total", "sglang_gen_throughput"])
+          for (let dp = 0; dp < 3; dp++)
+            lines.push(`{"ts":${1000 + t * 2}.25,"addr":"${addr}","metric":"${m}","labels":{"dp_rank":"${dp}"},"value":${t * 1.5 + dp}}`);
+    lines.push(...ENGINE_CASES);
+    expect(same(viaEngine(lines, true), viaEngine(lines, false))).toBe(true);
+  });
+});
+
+const PH = '{"name":"actor_train","t0":1763971175.206,"t1":1763971218.855,"node":"10.1.0.6","gpus":[3],"rank":43,"role":"train"}';
+const PHASE_CASES: string[] = [
+  PH,
+  PH.replace("1763971218.855", "-1.0"),
+  PH.replace("1763971218.855", "-1"),
+  PH.replace("[3]", "[]"),
+  PH.replace("[3]", "[0,1,2,3,4,5,6,7]"),
+  PH.replace("[3]", "[3.0]"),
+  PH.replace("[3]", "[3.5]"),
+  PH.replace("[3]", "[1e1]"),
+  PH.replace("[3]", "[-0]"),
+  PH.replace("[3]", "[3,]"),
+  PH.replace("[3]", "[ 3 ]"),
+  PH.replace("[3]", '["3"]'),
+  PH.replace("[3]", "[12345678901234]"),
+  PH.replace('"rank":43', '"rank":-1'),
+  PH.replace('"rank":43', '"rank":43.0'),
+  PH.replace('"rank":43', '"rank":4.3'),
+  PH.replace('"rank":43', '"rank":99999999999'),
+  PH.replace("1763971175.206", "NaN"),
+  PH.replace("1763971175.206", "1.763971175206E9"),
+  PH.replace("actor_train", "actor\\u005ftrain"),
+  PH.replace("actor_train", "träin"),
+  PH.replace("actor_train", ""),
+  PH.replace('"role":"train"', '"role":"rollout_manager"'),
+  PH.replace('"role":"train"', '"role":"train","extra":1'),
+  PH.replace('"node":"10.1.0.6",', ""),
+  '{"t0":1763971175.206,"name":"actor_train","t1":1763971218.855,"node":"10.1.0.6","gpus":[3],"rank":43,"role":"train"}',
+  '{"name": "actor_train", "t0": 1763971175.206, "t1": 1763971218.855, "node": "10.1.0.6", "gpus": [3], "rank": 43, "role": "train"}',
+  `${PH}\r`,
+  `${PH}}`,
+  "{",
+];
+
+describe("phases line scanner", () => {
+  it.each(PHASE_CASES.map((l) => [l]))("agrees with the generic path: %s", (line) => {
+    const fast = viaPhases([line], true);
+    const slow = viaPhases([line], false);
+    expect(same(fast, slow), JSON.stringify({ fast, slow })).toBe(true);
+  });
+
+  it("agrees on a mixed run", () => {
+    const lines = [...PHASE_CASES, ...PHASE_CASES.map((l) => l.replace("10.1.0.6", "10.1.0.7").replace("actor_train", "log_probs"))];
+    expect(same(viaPhases(lines, true), viaPhases(lines, false))).toBe(true);
+  });
+});
+
+describe("fast paths", () => {
+  it("take the collector's compact lines (no fallback)", () => {
+    const d = new Dicts();
+    const one = (l: string) => Buffer.from(`${l}\n`, "latin1");
+    for (const l of [GPU, GPU.replace("1763971200.005", "1.7639712e9"), GPU.replace('"util":95', '"util":95.7')]) {
+      const b = one(l);
+      expect(new GpuLineScanner(d).fast(b, 0, b.length), l).toBe(b.length - 1);
+    }
+    for (const l of [ENG, ENG.replace('{"dp_rank":"0"}', "{}"), ENG.replace('"value":12.0', '"value":-1.5e-7')]) {
+      const b = one(l);
+      expect(new EngineLineScanner(d).fast(b, 0, b.length), l).toBe(b.length - 1);
+    }
+    for (const l of [PH, PH.replace("[3]", "[]"), PH.replace("[3]", "[0,1,2,3]"), PH.replace("1763971218.855", "-1.0")]) {
+      const b = one(l);
+      expect(new PhaseLineScanner(d).fast(b, 0, b.length, new PhaseBlock(d.phaseStrings)), l).toBe(b.length - 1);
+    }
+  });
+});
+
+describe("readNumber", () => {
+  /** value and end of the token as the scanners see it (end -1: rejected) */
+  const scan = (s: string) => {
+    const buf = Buffer.from(`${s},`, "latin1");
+    const v = readNumber(buf, 0, buf.length);
+    return { v, end: numberEnd() };
+  };
+  const check = (s: string) => {
+    const parsed = JSON.parse(s) as number;
+    const { v, end } = scan(s);
+    expect(end, s).toBe(s.length);
+    expect(Object.is(v, parsed), `${s}: ${v} vs ${parsed}`).toBe(true);
+  };
+
+  it("matches JSON.parse bit for bit (tricky and random numbers)", () => {
+    for (const s of ["0", "-0", "0.0", "-0.0", "1", "10", "1.5", "0.1", "0.3", "1e0", "1E5", "1e-5", "1E+2", "1.7976931348623157e308", "5e-324", "1e400", "9007199254740993", "9007199254740992.5", "0.1000000000000000055511151231257827", "123456789.123456789", "1763971200.123456", "2.2250738585072014e-308", "12345678901234567890123"])
+      check(s);
+    let seed = 12345;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let i = 0; i < 5000; i++) {
+      const x = (rnd() - 0.5) * 10 ** Math.floor(rnd() * 40 - 20);
+      check(String(x));
+      check(x.toFixed(Math.floor(rnd() * 12)));
+      check((Math.floor(rnd() * 2e9) + rnd()).toFixed(Math.floor(rnd() * 9)));
+    }
+  });
+
+  it("never accepts what JSON rejects", () => {
+    for (const s of ["01", "-", "1.", ".5", "+1", "-01", "1e", "1e+", "NaN", "Infinity", "-Infinity", "--1", "00.5", "0x10", "1.e5"]) {
+      expect(() => void JSON.parse(s), s).toThrow();
+      const { end } = scan(s);
+      expect(end === -1 || end !== s.length, s).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * The shortcuts must answer exactly like the straightforward computations they replace:
+ *  - phase lanes from the whole-source index (second and later queries over the same
+ *    files) vs the windowed pass of a fresh store;
+ *  - engine parts stitched from per-partition parts (and from folded parts stored in the
+ *    binary cache) vs one pass over every raw row — including rows out of order, the same
+ *    ts filed in two partitions, and a legacy flat file.
+ */
+import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { openMetricStore, type MetricStore, type PhaseEvent } from "@/lib/store/telemetry";
+import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
+import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
+import { makeTmpDir, phase, RunBuilder, type EngineRow } from "@/lib/store/telemetry/testing";
+import { engineParts } from "@/lib/timeline/engine";
+import { heatmap } from "@/lib/timeline/heatmap";
+import { resolveLanes } from "@/lib/timeline/lanes";
+import { laneIntervals, phasesByLane } from "@/lib/timeline/phases";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+function run(): RunBuilder {
+  const b = new RunBuilder();
+  dirs.push(b.runDir);
+  return b;
+}
+const open = (b: RunBuilder, cacheDir?: string) =>
+  openMetricStore(b.runDir, { follow: false, statIntervalMs: 0, ...(cacheDir ? { cacheDir } : {}) });
+
+function rng(seed: number) {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+}
+
+const H = 3600;
+const T0 = 1_000_000 * H; // an hour boundary
+
+/** Several hours of nested train phases on 2 nodes × 4 GPUs, rollout-manager events, open markers. */
+function phaseRun(seed: number): RunBuilder {
+  const r = rng(seed);
+  const evs: PhaseEvent[] = [];
+  let t = T0 + 100;
+  let step = 0;
+  while (t < T0 + 5 * H) {
+    evs.push(phase("rollout", t, t + 300 + r() * 200, { node: "10.0.0.9", gpus: [], rank: -1, role: "rollout_manager" }));
+    for (let node = 1; node <= 2; node++)
+      for (let g = 0; g < 4; g++) {
+        const rank = (node - 1) * 4 + g;
+        const o = { node: `10.0.0.${node}`, gpus: [g], rank };
+        const a = t + 400 + r() * 50;
+        const z = a + 600 + r() * 300;
+        // the outer phase closes after the inner ones: out of t0 order in the file
+        evs.push(phase("actor_train", a + 10, a + 200, o), phase("log_probs", a + 210, z - 10, o));
+        evs.push(phase("train", a, -1, o), phase("train", a, z, o));
+        if (r() < 0.3) evs.push(phase("train_wait", t + 350, t + 400, o));
+        if (r() < 0.05) evs.push(phase("sleep", z, -1, o)); // never closes
+        if (step % 7 === 3 && g === 1) evs.push(phase("update_weights", z, z, o)); // empty interval
+      }
+    t += 1000 + r() * 600;
+    step++;
+  }
+  return run()
+    .meta({ start_ts: T0 + 50 })
+    .topology(
+      { ts: T0 + 60, engines: [{ addr: "http://10.0.0.1:1", worker_type: "regular", engine_rank: 0, gpus: [["10.0.0.1", 0], ["10.0.0.1", 1]], gpu_uuids: [null, null] }] },
+      { ts: T0 + 2.5 * H, engines: [{ addr: "http://10.0.0.2:1", worker_type: "regular", engine_rank: 0, gpus: [["10.0.0.2", 2], ["10.0.0.1", 1]], gpu_uuids: [null, null] }] },
+    )
+    .phases(...evs);
+}
+
+describe("phase lanes from the whole-source index", () => {
+  it("match a fresh store's windowed pass for random windows and selections", async () => {
+    const b = phaseRun(7);
+    const warm = open(b);
+    const r = rng(99);
+    const windows: [number | null, number | null][] = [
+      [null, null],
+      [T0 + H, null],
+      [null, T0 + 2 * H],
+      [T0 + 40, T0 + 60],
+      [T0 + 5 * H, T0 + 6 * H],
+      [NaN, T0 + H],
+    ];
+    for (let i = 0; i < 14; i++) {
+      const a = T0 + r() * 5.5 * H;
+      windows.push([a, a + r() * 3 * H]);
+    }
+    const lanes = await warm.laneIndex();
+    for (const [w0, w1] of windows) {
+      for (const grammar of [null, "node:10.0.0.1", "g:2-5,gpu:10.0.0.2:3"]) {
+        const sel = grammar ? resolveLanes(grammar, lanes) : null;
+        // twice on the warm store: the second answer comes from the index
+        await laneIntervals(warm, w0, w1, sel);
+        const viaIndex = await phasesByLane(warm, w0, w1, sel);
+        const fresh = await phasesByLane(open(b), w0, w1, sel);
+        expect(viaIndex, `${w0} ${w1} ${grammar}`).toEqual(fresh);
+      }
+      const hmWarm = await heatmap(warm, "phase", w0 ?? T0, w1 ?? T0 + 6 * H, 300, null).catch((e: Error) => e.message);
+      const hmFresh = await heatmap(open(b), "phase", w0 ?? T0, w1 ?? T0 + 6 * H, 300, null).catch((e: Error) => e.message);
+      expect(hmWarm).toEqual(hmFresh);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+
+/** The reference: one pass over every raw row of the metric in the window. */
+async function reference(store: MetricStore, metric: string, t0: number | null, t1: number | null, perDp: boolean) {
+  const blocks = await store.engine.window(t0, t1);
+  const id = store.dicts.metrics.lookup(metric);
+  if (id === undefined) return [];
+  await Promise.all(blocks.map((b) => b.ensureRaw(id)));
+  const cols = blocks.map((b) => b.metrics.get(id)).filter((c) => c !== undefined && c.rows > 0);
+  return partsOf(store.dicts, cols as NonNullable<(typeof cols)[number]>[], t0, t1, perDp, ENGINE_MEAN_AGGREGATED_METRICS.has(metric));
+}
+
+const plain = (parts: { addr: string; labels: unknown; key: string; ts: Float64Array; value: Float64Array }[]) =>
+  parts.map((p) => ({ addr: p.addr, labels: p.labels, key: p.key, ts: [...p.ts], value: [...p.value] }));
+
+function engineRun(kind: "plain" | "unsorted" | "straddle" | "legacy"): RunBuilder {
+  const r = rng(kind.length);
+  const rows: EngineRow[] = [];
+  for (let t = 0; t < 3 * H; t += 7)
+    for (const addr of ["http://a:1", "http://b:1"])
+      for (const metric of ["sglang_num_requests_total", "sglang_token_usage"])
+        for (let dp = 0; dp < 3; dp++)
+          rows.push({ ts: T0 + t + 0.25, addr, metric, labels: { dp_rank: String(dp) }, value: Math.round(r() * 1000) / 8 });
+  if (kind === "unsorted") for (let i = 0; i + 40 < rows.length; i += 97) [rows[i], rows[i + 40]] = [rows[i + 40]!, rows[i]!];
+  const b = run().engine(...rows);
+  if (kind === "straddle") {
+    // a scrape filed under the wrong hour: its ts also appears in the next partition
+    const line = (v: number) => `{"ts":${T0 + H + 0.25},"addr":"http://a:1","metric":"sglang_num_requests_total","labels":{"dp_rank":"0"},"value":${v}}\n`;
+    b.raw(`engine_series/${fileKey(T0)}.jsonl`, line(5));
+  }
+  if (kind === "legacy")
+    b.legacy("engine_series", [{ ts: T0 + 20.25, addr: "http://a:1", metric: "sglang_token_usage", labels: { dp_rank: "1" }, value: 0.5 }]);
+  return b;
+}
+
+function fileKey(ts: number): string {
+  const d = new Date(ts * 1000);
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}_${p(d.getUTCHours())}`;
+}
+
+describe("engine parts stitched from partitions", () => {
+  for (const kind of ["plain", "unsorted", "straddle", "legacy"] as const)
+    it(`match one pass over the raw rows (${kind})`, async () => {
+      const b = engineRun(kind);
+      const cacheDir = makeTmpDir("rlboard-cache-");
+      dirs.push(cacheDir);
+      // first store fills the cache; the second reads folded parts / raw columns from it
+      const first = open(b, cacheDir);
+      await first.engine.window(null, null);
+      await flushBinaryCache();
+      for (const store of [first, open(b, cacheDir), open(b)])
+        for (const metric of ["sglang_num_requests_total", "sglang_token_usage", "nope"])
+          for (const perDp of [false, true])
+            for (const [t0, t1] of [
+              [null, null],
+              [T0 + 100, T0 + 2 * H + 5],
+              [T0 + H + 0.25, T0 + H + 0.25],
+              [T0 + 3 * H, null],
+            ] as [number | null, number | null][]) {
+              const got = plain(await engineParts(store, metric, t0, t1, perDp));
+              const want = plain(await reference(open(b), metric, t0, t1, perDp));
+              expect(got, `${metric} ${perDp} ${t0} ${t1}`).toEqual(want);
+            }
+    });
+});
+
+describe("cache-backed engine blocks", () => {
+  it("load every metric before a closed partition grows, then append", async () => {
+    const b = engineRun("plain");
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    await open(b, cacheDir).engine.window(null, null);
+    await flushBinaryCache();
+    const store = open(b, cacheDir);
+    const before = plain(await engineParts(store, "sglang_token_usage", null, null, false));
+    const [blk] = await store.engine.window(T0, T0 + 10);
+    expect(blk!.source).not.toBeNull(); // served from the cache, columns not read yet
+    // a late row lands in the first (closed, cached) hour
+    b.raw(`engine_series/${fileKey(T0)}.jsonl`, `{"ts":${T0 + 3},"addr":"http://c:1","metric":"sglang_token_usage","labels":{},"value":0.25}\n`);
+    const after = plain(await engineParts(store, "sglang_token_usage", null, null, false));
+    expect(after).toEqual(plain(await reference(open(b), "sglang_token_usage", null, null, false)));
+    expect(after.length).toBe(before.length + 1);
+    const again = plain(await engineParts(store, "sglang_num_requests_total", null, null, true));
+    expect(again).toEqual(plain(await reference(open(b), "sglang_num_requests_total", null, null, true)));
+  });
+});
