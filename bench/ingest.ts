@@ -1,5 +1,5 @@
 /**
- * Collector ingest benchmark: a real collector child process (`collector/index.ts`, GPU
+ * Collector ingest benchmark: a real collector child process (`collector/launch.sh`, GPU
  * sampling off) on 127.0.0.1, fed by a few concurrent HTTP clients posting 1000-record
  * batches (70 % gpu_util, 20 % engine_series, 10 % phases) for a bounded time and batch
  * count. Throughput counts records accepted until the collector has flushed them all
@@ -81,8 +81,9 @@ function bodies(): { stream: string; body: string; n: number }[] {
 export async function benchIngest(opts: { seconds: number; clients: number; maxBatches: number }): Promise<IngestResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-bench-ingest-"));
   const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "collector/index.ts", "--dump-details", dir, "--gpu-source", "none", "--port", "0", "--host", "127.0.0.1"],
+    // The production path (`npm run collector`): the launcher builds/execs the bundle.
+    "sh",
+    ["collector/launch.sh", "--dump-details", dir, "--gpu-source", "none", "--port", "0", "--host", "127.0.0.1"],
     { cwd: APP_ROOT, stdio: ["ignore", "ignore", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
