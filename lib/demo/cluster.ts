@@ -616,3 +616,23 @@ export class SimEmitter {
     });
   }
 }
+
+/**
+ * The engine series the demo runs record: the gauges, counters and histogram pairs the
+ * views chart (a subset of the collector's default whitelist, to keep demo runs small).
+ */
+export const DEMO_ENGINE_METRICS: readonly string[] = [
+  "sglang_num_running_reqs",
+  "sglang_num_queue_reqs",
+  "sglang_gen_throughput",
+  "sglang_token_usage",
+  "sglang_cache_hit_rate",
+  "sglang_prompt_tokens_total",
+  "sglang_generation_tokens_total",
+  "sglang_num_requests_total",
+  "sglang_num_aborted_requests_total",
+  "sglang_time_to_first_token_seconds_sum",
+  "sglang_time_to_first_token_seconds_count",
+  "sglang_e2e_request_latency_seconds_sum",
+  "sglang_e2e_request_latency_seconds_count",
+];

@@ -18,7 +18,7 @@ import type { PyValue } from "@/lib/store/writer/python-json";
 import { pyFloat } from "@/lib/store/writer/python-json";
 import type { MetricsRecord } from "@/lib/store/writer/records";
 import { RunWriter } from "@/lib/store/writer/run-writer";
-import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase } from "./cluster";
+import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase, DEMO_ENGINE_METRICS } from "./cluster";
 import { Rng, clamp, round } from "./prng";
 
 export interface FleetRunOptions {
@@ -39,21 +39,7 @@ export const FLEET_NODES = (n: number): string[] => Array.from({ length: n }, (_
 export const STRAGGLER: LaneRef = { node: "10.1.0.3", gpu: 5 };
 export const HUNG_ENGINE = 6;
 
-export const FLEET_METRICS_FULL = [
-  "sglang_num_running_reqs",
-  "sglang_num_queue_reqs",
-  "sglang_gen_throughput",
-  "sglang_token_usage",
-  "sglang_cache_hit_rate",
-  "sglang_prompt_tokens_total",
-  "sglang_generation_tokens_total",
-  "sglang_num_requests_total",
-  "sglang_num_aborted_requests_total",
-  "sglang_time_to_first_token_seconds_sum",
-  "sglang_time_to_first_token_seconds_count",
-  "sglang_e2e_request_latency_seconds_sum",
-  "sglang_e2e_request_latency_seconds_count",
-];
+export const FLEET_METRICS_FULL = DEMO_ENGINE_METRICS;
 
 /** The demo keeps its size down with a shorter list (`--dashboard-sglang-metrics`). */
 export const FLEET_METRICS_DEMO = [

@@ -17,7 +17,7 @@ import path from "node:path";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 import { pyFloat, type PyValue } from "@/lib/store/writer/python-json";
 import type { MetricsRecord, TrajectoryEvent } from "@/lib/store/writer/records";
-import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase } from "./cluster";
+import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase, DEMO_ENGINE_METRICS } from "./cluster";
 import { agenticSample, writeRolloutDump, writeTrainDumps, type DemoSample } from "./dumps";
 import { Rng, round } from "./prng";
 import { corpusWords, makeConversation } from "./text";
@@ -40,21 +40,7 @@ export const QWEN_ENGINES = [
   { addr: `http://${QWEN_NODE}:15004`, gpus: [6, 7] },
 ];
 
-export const QWEN_METRICS = [
-  "sglang_num_running_reqs",
-  "sglang_num_queue_reqs",
-  "sglang_gen_throughput",
-  "sglang_token_usage",
-  "sglang_cache_hit_rate",
-  "sglang_prompt_tokens_total",
-  "sglang_generation_tokens_total",
-  "sglang_num_requests_total",
-  "sglang_num_aborted_requests_total",
-  "sglang_time_to_first_token_seconds_sum",
-  "sglang_time_to_first_token_seconds_count",
-  "sglang_e2e_request_latency_seconds_sum",
-  "sglang_e2e_request_latency_seconds_count",
-];
+export const QWEN_METRICS = DEMO_ENGINE_METRICS;
 
 export function qwenArgs(): Record<string, PyValue> {
   return {
