@@ -10,6 +10,14 @@ const serverOnly = [
   { group: ["better-sqlite3", "node:*"], message: "Node-only modules cannot run in the browser." },
 ];
 
+const noViewportPrefetch = [
+  {
+    name: "next/link",
+    importNames: ["default"],
+    message: "Use { Link } from @/components/shell/Link: it prefetches on hover, not for every link in sight (which queues page renders ahead of the view's data).",
+  },
+];
+
 export default tseslint.config(
   { ignores: [".next/**", ".next-*/**", "tmp/**", "collector/dist/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "collector/clients/python/**"] },
   js.configs.recommended,
@@ -41,9 +49,19 @@ export default tseslint.config(
         {
           // Server actions (lib/actions, "use server") are the sanctioned way in from the client.
           patterns: serverOnly,
+          paths: noViewportPrefetch,
         },
       ],
     },
+  },
+  {
+    files: ["app/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { paths: noViewportPrefetch }] },
+  },
+  {
+    // The one place that wraps next/link.
+    files: ["components/shell/Link.tsx"],
+    rules: { "no-restricted-imports": ["error", { patterns: serverOnly }] },
   },
   {
     // The collector is a standalone daemon: only lib/store and lib/contracts (plus its own code).

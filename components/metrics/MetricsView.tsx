@@ -6,7 +6,7 @@
  * State in the URL: cat, q, x (shared x zoom), y:<key> (per-chart y zoom), dp, hide, step.
  * Keys: `[` / `]` move the step cursor, Enter opens that step's rollouts, Esc resets zoom.
  */
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Meta } from "@/lib/charts/api-shapes";

@@ -4,7 +4,7 @@
  * toggle. The input offers the existing ids and snaps an unknown number to the nearest
  * existing step (the original navigated blindly and showed 0/N). `[` / `]` step too.
  */
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { usePrefetchStep } from "@/lib/client/rollout-queries";

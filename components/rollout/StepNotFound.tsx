@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { stepHref, stepPosition } from "@/lib/rollout-view/nav";
 
 /** A step without a dump: say so, and link the nearest and newest steps that exist. */

@@ -1,7 +1,7 @@
 "use client";
 /** Column definitions of the samples and groups tables (they live with the view that owns them). */
 import type { ColumnDef } from "@tanstack/react-table";
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { Fragment } from "react";
 import { COLUMN_HINTS } from "@/lib/rollout-view/columns";
 import { matchesFilter } from "@/lib/rollout-view/filter";

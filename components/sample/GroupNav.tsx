@@ -4,7 +4,7 @@
  * sibling overview (reward, status, length of each sample in the GRPO group) so the
  * whole group is one click away. `[` / `]` move within the group.
  */
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { formatCell } from "@/lib/rollout-view/format";

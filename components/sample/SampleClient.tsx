@@ -6,7 +6,7 @@
  * only when the Tokens tab or the per-turn metrics are opened. Tab, colour stat, chart
  * metric, token page and token range live in the URL.
  */
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { useMemo } from "react";
 import { useRolloutSummary, useSampleMessages, useSampleTokens, useTrajectories } from "@/lib/client/rollout-queries";
 import type { Range } from "@/lib/rollout-view/chart";

@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { usePathname } from "next/navigation";
 
 export function NavLinks({ isAdmin }: { isAdmin: boolean }) {

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { logoutAction } from "@/lib/actions/auth";
 import { NavLinks } from "@/components/shell/NavLinks";
 import { ThemeToggle } from "@/components/shell/ThemeToggle";

@@ -4,7 +4,7 @@
  * Small panels of the Compute Utilization view: the MFU tile (with a trend line and a
  * link to its chart), the run advisory (severity, alarms before hints) and the legend.
  */
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import type { Advisory, Mfu, MetricPoints } from "@/lib/charts/api-shapes";
 import { formatPercent } from "@/lib/charts/format";
 import { isHatchedPhase, isKnownPhase, laneColors, phaseColor, type ThemeName } from "@/lib/charts/palette";

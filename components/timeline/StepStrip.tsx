@@ -6,7 +6,7 @@
  * Shift/⌘-click (or the link) = open that step's Rollouts view. `[` / `]` walk the steps.
  * Only steps in view are drawn, so long runs stay one strip (not thousands of cells).
  */
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatDuration, formatPercent } from "@/lib/charts/format";
 import { laneColors } from "@/lib/charts/palette";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import type { ReactNode } from "react";
 import { RunTabs } from "@/components/run/RunTabs";
 import { getPageRunOrNotFound } from "@/lib/server/runs/page-run";
