@@ -9,6 +9,14 @@ describe("jsonSafeStringify", () => {
   it("keeps finite floats at shortest round-trip precision", () => {
     expect(jsonSafeStringify([0.1, 1e-7, 12623968.5])).toBe("[0.1,1e-7,12623968.5]");
   });
+
+  it("converts typed arrays nested in arrays of objects without touching the input", () => {
+    const row = { ts: new Float64Array([1.5, 2]), tag: "a" };
+    const input = { lanes: [row, { ts: [3] }], n: 2, when: new Date(0) };
+    expect(JSON.parse(jsonSafeStringify(input))).toEqual({ lanes: [{ ts: [1.5, 2], tag: "a" }, { ts: [3] }], n: 2, when: "1970-01-01T00:00:00.000Z" });
+    expect(row.ts).toBeInstanceOf(Float64Array);
+    expect(input.lanes[0]).toBe(row);
+  });
 });
 
 describe("toErrorResponse", () => {
