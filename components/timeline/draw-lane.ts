@@ -4,7 +4,7 @@
  * vertical time grid. All data decisions were made in lib/charts/prepare-lanes.ts; this
  * only maps time → pixels for the current viewport and strokes.
  */
-import { reduceM4 } from "@/lib/charts/decimate";
+import { columnEnvelope, reduceM4 } from "@/lib/charts/decimate";
 import { isHatchedPhase, laneColors, phaseColor } from "@/lib/charts/palette";
 import type { LaneRow, LanesModel } from "@/lib/charts/prepare-lanes";
 import type { Viewport } from "@/lib/charts/timeline-viewport";
@@ -65,109 +65,149 @@ export function drawLane(
   ctx.rect(left, 0, plotW, LANE_H);
   ctx.clip();
 
-  // phase band
+  // phase band: one path per (depth, phase) so the canvas switches colour a few times per
+  // lane, not once per phase; nested phases (depth 1) paint over their parents.
   const ph = lane.phases;
+  const bands = new Map<number, Path2D>();
   for (let i = 0; i < ph.t0.length; i++) {
     const a = ph.t0[i]!;
     const b = ph.t1[i]!;
     if (b < v.v0 || a > v.v1) continue;
     const x0 = Math.max(left - 1, sx(a));
     const x1 = Math.min(left + plotW + 1, sx(b));
-    const w = Math.max(1, x1 - x0);
-    const depth = ph.depth[i]!;
-    const y = depth === 0 ? BAND_Y : BAND_Y + 8;
-    const h = depth === 0 ? BAND_H : BAND_H - 8;
-    const name = model.phaseNames[ph.name[i]!] ?? "";
+    const depth = ph.depth[i]! === 0 ? 0 : 1;
+    const key = depth * 65536 + ph.name[i]!;
+    let p = bands.get(key);
+    if (!p) bands.set(key, (p = new Path2D()));
+    p.rect(x0, depth === 0 ? BAND_Y : BAND_Y + 8, Math.max(1, x1 - x0), depth === 0 ? BAND_H : BAND_H - 8);
+  }
+  for (const key of [...bands.keys()].sort((p, q) => p - q)) {
+    const path = bands.get(key)!;
+    const name = model.phaseNames[key % 65536] ?? "";
     ctx.fillStyle = phaseColor(name, theme.name);
-    ctx.fillRect(x0, y, w, h);
-    if (isHatchedPhase(name)) hatch(ctx, x0, y, w, h, colors.hatch);
+    ctx.fill(path);
+    if (isHatchedPhase(name)) {
+      const pattern = hatchPattern(ctx, colors.hatch);
+      if (pattern) {
+        ctx.fillStyle = pattern;
+        ctx.fill(path);
+      }
+    }
   }
 
-  // util area (min/max envelope per pixel; NaN = no samples → pen lifted, nothing filled)
+  // util area, memory line, sglang overlay: min/max per pixel column (see drawSeries)
   const g = lane.gpuTrack;
   if (g) {
-    const sy = (u: number) => base - (Math.min(100, Math.max(0, u)) / 100) * UTIL_H;
-    const r = reduceM4(g.ts, g.util, v.v0, v.v1, plotW);
-    ctx.fillStyle = colors.utilFill;
-    ctx.strokeStyle = colors.utilStroke;
-    ctx.lineWidth = 1;
-    let start = -1;
-    const flush = (end: number) => {
-      if (start < 0 || end <= start) return;
-      ctx.beginPath();
-      ctx.moveTo(sx(r.x[start]!), base);
-      for (let i = start; i < end; i++) ctx.lineTo(sx(r.x[i]!), sy(r.y[i]!));
-      ctx.lineTo(sx(r.x[end - 1]!), base);
-      ctx.closePath();
-      ctx.fill();
-      ctx.beginPath();
-      ctx.moveTo(sx(r.x[start]!), sy(r.y[start]!));
-      for (let i = start + 1; i < end; i++) ctx.lineTo(sx(r.x[i]!), sy(r.y[i]!));
-      ctx.stroke();
-    };
-    for (let i = 0; i < r.length; i++) {
-      if (Number.isNaN(r.y[i]!)) {
-        flush(i);
-        start = -1;
-      } else if (start < 0) start = i;
-    }
-    flush(r.length);
-
+    const syUtil = (u: number) => base - (Math.min(100, Math.max(0, u)) / 100) * UTIL_H;
+    drawSeries(ctx, g.ts, g.util, v.v0, v.v1, left, plotW, syUtil, { line: colors.utilStroke, lineWidth: 1, fill: colors.utilFill, base });
     if (opts.mem && model.memMaxMb > 0) {
-      const m = reduceM4(g.ts, g.mem, v.v0, v.v1, plotW);
-      ctx.strokeStyle = colors.mem;
-      ctx.lineWidth = 1.2;
-      ctx.beginPath();
-      let pen = false;
-      for (let i = 0; i < m.length; i++) {
-        const y = m.y[i]!;
-        if (Number.isNaN(y)) {
-          pen = false;
-          continue;
-        }
-        const py = base - (y / model.memMaxMb) * UTIL_H;
-        if (pen) ctx.lineTo(sx(m.x[i]!), py);
-        else ctx.moveTo(sx(m.x[i]!), py);
-        pen = true;
-      }
-      ctx.stroke();
+      const max = model.memMaxMb;
+      drawSeries(ctx, g.ts, g.mem, v.v0, v.v1, left, plotW, (y) => base - (y / max) * UTIL_H, { line: colors.mem, lineWidth: 1.2 });
     }
   }
 
   // sglang overlay: the covering engine's series over each topology window
   const ov = model.overlay;
   if (ov && ov.max > 0) {
-    ctx.strokeStyle = colors.overlay;
-    ctx.lineWidth = 1.6;
+    const syOv = (y: number) => base - (Math.max(0, y) / ov.max) * UTIL_H;
     for (const s of lane.overlay) {
       const a = Math.max(s.t0, v.v0);
       const b = Math.min(s.t1, v.v1);
       if (!(b > a)) continue;
       const series = ov.series[s.series]!;
-      const r = reduceM4(series.ts, series.value, a, b, Math.max(2, (b - a) * k));
-      ctx.save();
-      ctx.beginPath();
-      ctx.rect(sx(a), 0, Math.max(1, (b - a) * k), LANE_H);
-      ctx.clip();
-      ctx.beginPath();
-      let pen = false;
-      for (let i = 0; i < r.length; i++) {
-        const y = r.y[i]!;
-        if (Number.isNaN(y)) {
-          pen = false;
-          continue;
-        }
-        const py = base - (Math.max(0, y) / ov.max) * UTIL_H;
-        if (pen) ctx.lineTo(sx(r.x[i]!), py);
-        else ctx.moveTo(sx(r.x[i]!), py);
-        pen = true;
-      }
-      ctx.stroke();
-      ctx.restore();
+      drawSeries(ctx, series.ts, series.value, a, b, sx(a), Math.max(2, (b - a) * k), syOv, { line: colors.overlay, lineWidth: 1.6 });
     }
   }
   ctx.restore();
 
+}
+
+interface SeriesStyle {
+  line: string;
+  lineWidth: number;
+  /** fill the area between the series and `base` */
+  fill?: string;
+  base?: number;
+}
+
+/**
+ * One series over [x0, x1], drawn into [px0, px0 + widthPx]. Dense windows (more points
+ * than pixels) become one 1-px column per pixel: the area up to each column's max and
+ * the min–max bar (joined to the previous column) in the line colour — axis-aligned
+ * rects, cheap whatever the noise (see columnEnvelope). Sparse windows are stroked
+ * through their raw points; NaN lifts the pen.
+ */
+function drawSeries(
+  ctx: CanvasRenderingContext2D,
+  xs: ArrayLike<number>,
+  ys: ArrayLike<number>,
+  x0: number,
+  x1: number,
+  px0: number,
+  widthPx: number,
+  sy: (v: number) => number,
+  style: SeriesStyle,
+): void {
+  const env = columnEnvelope(xs, ys, x0, x1, widthPx);
+  const lw = style.lineWidth;
+  if (env) {
+    if (style.fill !== undefined && style.base !== undefined) {
+      const base = style.base;
+      ctx.fillStyle = style.fill;
+      ctx.beginPath();
+      for (let c = 0; c < env.cols; c++) {
+        const h = env.hi[c]!;
+        if (Number.isNaN(h)) continue;
+        const y = sy(h);
+        ctx.rect(px0 + c, y, 1, base - y);
+      }
+      ctx.fill();
+    }
+    ctx.fillStyle = style.line;
+    ctx.beginPath();
+    for (let c = 0; c < env.cols; c++) {
+      const a = env.barLo[c]!;
+      if (Number.isNaN(a)) continue;
+      const top = sy(env.barHi[c]!);
+      ctx.rect(px0 + c, top - lw / 2, 1, Math.max(lw, sy(a) - top + lw));
+    }
+    ctx.fill();
+    return;
+  }
+  const r = reduceM4(xs, ys, x0, x1, widthPx);
+  const k = widthPx / (x1 - x0);
+  const sx = (t: number) => px0 + (t - x0) * k;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(px0, 0, widthPx, LANE_H);
+  ctx.clip();
+  ctx.strokeStyle = style.line;
+  ctx.lineWidth = lw;
+  let start = -1;
+  const flush = (end: number) => {
+    if (start < 0 || end <= start) return;
+    if (style.fill !== undefined && style.base !== undefined) {
+      ctx.fillStyle = style.fill;
+      ctx.beginPath();
+      ctx.moveTo(sx(r.x[start]!), style.base);
+      for (let i = start; i < end; i++) ctx.lineTo(sx(r.x[i]!), sy(r.y[i]!));
+      ctx.lineTo(sx(r.x[end - 1]!), style.base);
+      ctx.closePath();
+      ctx.fill();
+    }
+    ctx.beginPath();
+    ctx.moveTo(sx(r.x[start]!), sy(r.y[start]!));
+    for (let i = start + 1; i < end; i++) ctx.lineTo(sx(r.x[i]!), sy(r.y[i]!));
+    ctx.stroke();
+  };
+  for (let i = 0; i < r.length; i++) {
+    if (Number.isNaN(r.y[i]!)) {
+      flush(i);
+      start = -1;
+    } else if (start < 0) start = i;
+  }
+  flush(r.length);
+  ctx.restore();
 }
 
 /** Lane name (and node when several), plus a note when the lane has no data at all. */
@@ -189,20 +229,42 @@ export function drawLaneLabels(ctx: CanvasRenderingContext2D, lane: LaneRow, the
   }
 }
 
-/** Diagonal 45° strokes every 5 px (rising left to right), clipped to the rectangle. */
-export function hatch(ctx: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, color: string): void {
-  ctx.save();
-  ctx.beginPath();
-  ctx.rect(x, y, w, h);
-  ctx.clip();
-  ctx.strokeStyle = color;
-  ctx.lineWidth = 1;
-  ctx.beginPath();
-  const x0 = Math.floor(x / 5) * 5;
-  for (let px = x0 - h; px < x + w; px += 5) {
-    ctx.moveTo(px, y + h);
-    ctx.lineTo(px + h, y);
+const HATCH = 5;
+const hatchTiles = new Map<string, HTMLCanvasElement | null>();
+const hatchPatterns = new WeakMap<CanvasRenderingContext2D, Map<string, CanvasPattern | null>>();
+
+/**
+ * The idle hatch as a repeating 5-px tile (45° strokes rising left to right, anchored to
+ * the canvas so neighbouring bands line up) — one fill per band instead of a clip and a
+ * stroke per phase. One tile per colour and pixel ratio; a pattern per canvas context.
+ */
+function hatchPattern(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | null {
+  const dpr = ctx.getTransform().a || 1;
+  const key = `${color}@${dpr}`;
+  let byColor = hatchPatterns.get(ctx);
+  if (!byColor) hatchPatterns.set(ctx, (byColor = new Map<string, CanvasPattern | null>()));
+  if (byColor.has(key)) return byColor.get(key)!;
+  let tile = hatchTiles.get(key);
+  if (tile === undefined) {
+    const c = document.createElement("canvas");
+    c.width = c.height = Math.round(HATCH * dpr);
+    const t = c.getContext("2d");
+    if (t) {
+      t.scale(dpr, dpr);
+      t.strokeStyle = color;
+      t.lineWidth = 1;
+      t.beginPath();
+      for (const o of [-HATCH, 0, HATCH]) {
+        t.moveTo(o, HATCH);
+        t.lineTo(o + HATCH, 0);
+      }
+      t.stroke();
+    }
+    tile = t ? c : null;
+    hatchTiles.set(key, tile);
   }
-  ctx.stroke();
-  ctx.restore();
+  const pattern = tile ? ctx.createPattern(tile, "repeat") : null;
+  pattern?.setTransform(new DOMMatrix().scale(1 / dpr, 1 / dpr));
+  byColor.set(key, pattern);
+  return pattern;
 }

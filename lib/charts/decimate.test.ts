@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nearestFiniteIndex, nearestIndex, reduceM4, visibleRange, yExtentInWindow } from "@/lib/charts/decimate";
+import { columnEnvelope, nearestFiniteIndex, nearestIndex, reduceM4, visibleRange, yExtentInWindow } from "@/lib/charts/decimate";
 
 const seq = (n: number, f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
 
@@ -37,6 +37,63 @@ describe("reduceM4", () => {
   it("draws one neighbour beyond each window edge so lines reach the border", () => {
     const x = seq(100, (i) => i);
     expect(visibleRange(x, 10.5, 20.5)).toEqual([10, 22]);
+  });
+});
+
+describe("columnEnvelope", () => {
+  it("is null when the window holds at most one point per column (a path is exact then)", () => {
+    const x = seq(50, (i) => i);
+    expect(columnEnvelope(x, x, 0, 49, 100)).toBeNull();
+  });
+
+  it("keeps every column's min and max, and joins each bar to the previous column's last value", () => {
+    // 10 columns over [0, 100), 4 samples per column: a spike of 90 in column 3, a dip of 1 in column 6
+    const x = seq(40, (i) => i * 2.5);
+    const y = Float64Array.from(x, (_, i) => (i === 13 ? 90 : i === 26 ? 1 : 50 + (i % 4)));
+    const e = columnEnvelope(x, y, 0, 100, 10)!;
+    expect(e.cols).toBe(10);
+    expect(Array.from(e.hi)).toEqual([53, 53, 53, 90, 53, 53, 53, 53, 53, 53]);
+    expect(Array.from(e.lo)).toEqual([50, 50, 50, 50, 50, 50, 1, 50, 50, 50]);
+    // column 4 starts after column 3 ended at 53: its bar spans 50..53 (joined, nothing extra)
+    expect([e.barLo[4], e.barHi[4]]).toEqual([50, 53]);
+    // a column whose predecessor ended higher reaches up to it
+    const y2 = Float64Array.from(x, (_, i) => (i < 20 ? 80 : 20));
+    const e2 = columnEnvelope(x, y2, 0, 100, 10)!;
+    expect([e2.lo[5], e2.hi[5], e2.barLo[5], e2.barHi[5]]).toEqual([20, 20, 20, 80]);
+  });
+
+  it("bridges empty columns between samples by interpolation, but never across a NaN", () => {
+    // 30 samples: a dense run, a stretch with one sample every 4 columns, then NaN, then more
+    const xs: number[] = [];
+    const ys: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      xs.push(i * 0.5);
+      ys.push(10);
+    }
+    xs.push(14, 18);
+    ys.push(30, 50);
+    xs.push(19);
+    ys.push(Number.NaN);
+    for (let i = 0; i < 12; i++) {
+      xs.push(24 + i * 0.5);
+      ys.push(70);
+    }
+    const e = columnEnvelope(xs, ys, 0, 30, 30)!;
+    // columns 10..13 lie between the samples at x=9.5 (10) and x=14 (30): interpolated upwards
+    expect(e.hi[12]! > 10 && e.hi[12]! < 30).toBe(true);
+    expect(e.hi[16]! > 30 && e.hi[16]! < 50).toBe(true);
+    // 19..23: after the NaN nothing is bridged
+    for (let c = 19; c < 24; c++) expect(Number.isNaN(e.hi[c]!)).toBe(true);
+    expect(e.hi[25]).toBe(70);
+    // the first column after a gap does not reach back across it
+    expect([e.barLo[24], e.barHi[24]]).toEqual([70, 70]);
+  });
+
+  it("runs to both plot edges from the neighbours just outside the window", () => {
+    const x = seq(400, (i) => i - 100); // -100..299
+    const y = Float64Array.from(x, () => 42);
+    const e = columnEnvelope(x, y, 0.5, 99.5, 20)!;
+    expect(Array.from(e.hi).every((v) => v === 42)).toBe(true);
   });
 });
 
