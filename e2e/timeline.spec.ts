@@ -35,6 +35,27 @@ test.describe("Compute Utilization view", () => {
     await shot(page, "timeline");
   });
 
+  test("the lanes' first data is preloaded by the server render and fetched exactly once", async ({ page }) => {
+    const apiCalls: string[] = [];
+    page.on("request", (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith("/api/")) apiCalls.push(`${u.pathname}?${u.searchParams.toString()}`);
+    });
+    await page.goto(`${RUN}/timeline`);
+    await settled(page);
+    await expect(lanes(page)).toHaveAttribute("data-lanes-with-util", "4");
+    await expect(page.getByTestId("carpet").locator("canvas")).toHaveAttribute("data-painted", "data");
+    const preloaded = await page.locator('link[rel="preload"][as="fetch"]').evaluateAll((ls) => ls.map((l) => (l as HTMLLinkElement).href));
+    for (const p of ["/api/timeline/phases", "/api/timeline/gpu", "/api/timeline/engine_series"]) {
+      expect(preloaded.filter((h) => new URL(h).pathname === p), p).toHaveLength(1);
+      // a fetch that did not match its preload would show up as a second request
+      expect(apiCalls.filter((c) => c.startsWith(`${p}?`)), p).toHaveLength(1);
+    }
+    expect(apiCalls.find((c) => c.startsWith("/api/timeline/gpu?"))).toContain("format=bin");
+    // every canvas of the view shows its data
+    for (const c of await lanes(page).locator("canvas").all()) await expect(c).toHaveAttribute("data-painted", (await lanes(page).getAttribute("data-model"))!);
+  });
+
   test("a typed lane selection goes to the URL and sets the drawn lanes; chips remove terms", async ({ page }) => {
     await page.goto(`${RUN}/timeline`);
     await expect(lanes(page)).toHaveAttribute("data-lanes-shown", "4");

@@ -14,7 +14,7 @@ import { memo, useEffect, useRef, useState, type PointerEvent as ReactPointerEve
 import { formatClock, formatElapsed, formatValue } from "@/lib/charts/format";
 import { gpuSampleAt, overlayAt, phasesAt, processesAt, type LaneRow, type LanesModel, type ProcessTrack } from "@/lib/charts/prepare-lanes";
 import { latestViewport, panBy, tickStep, ticksWithStep, timeTicks, wheelFactor, zoomAround, type Viewport } from "@/lib/charts/timeline-viewport";
-import { prepareCanvas } from "@/components/charts/canvas";
+import { markPainted, prepareCanvas } from "@/components/charts/canvas";
 import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
 import { useChartTheme, type ChartTheme } from "@/components/charts/use-chart-theme";
 import { useElementWidth } from "@/components/charts/use-element-width";
@@ -43,6 +43,18 @@ export function TimeAxis({ store, width, fmt }: { store: ViewportStore; width: n
       <AxisTop scale={scale} top={AXIS_H - 2} tickValues={ticks} tickFormat={(t) => formatTime(Number(t), fmt)} hideAxisLine tickLength={3} tickLabelProps={{ fontSize: 11, textAnchor: "middle", dy: -1 }} />
     </svg>
   );
+}
+
+/** A number per lanes model, stamped on each lane canvas once it shows that model. */
+const modelIds = new WeakMap<LanesModel, number>();
+let nextModelId = 1;
+function modelId(m: LanesModel): number {
+  let id = modelIds.get(m);
+  if (id === undefined) {
+    id = nextModelId++;
+    modelIds.set(m, id);
+  }
+  return id;
 }
 
 const maxTicksFor = (width: number) => Math.max(2, Math.min(10, Math.floor((width - 110) / 90)));
@@ -91,6 +103,7 @@ const LaneRowCanvas = memo(function LaneRowCanvas(props: {
     const left = TIME_MARGIN.left;
     const plotW = Math.max(1, width - left - TIME_MARGIN.right);
     const showNode = model.multiNode;
+    const stamp = modelId(model);
     let tile: { canvas: HTMLCanvasElement; v0: number; v1: number; k: number; dpr: number } | null = null;
     let tileTimer: ReturnType<typeof setTimeout> | null = null;
     // Off-screen lanes skip frames while the view moves and catch up once it rests, so a
@@ -136,15 +149,17 @@ const LaneRowCanvas = memo(function LaneRowCanvas(props: {
         ctx.imageSmoothingEnabled = false;
         ctx.drawImage(tile.canvas, Math.round((left + (v.v0 - tile.v0) * k) * d), 0, Math.round(plotW * d), LANE_H * d, left, 0, plotW, LANE_H);
         drawLaneLabels(ctx, lane, theme, showNode);
+        markPainted(c, stamp);
         return;
       }
       drawLane(ctx, width, lane, model, v, theme, { mem, ticks: timeTicks(v, T0, maxTicksFor(width)), showNode });
+      markPainted(c, stamp);
       if (!seenState.visible) return;
       if (tileTimer) clearTimeout(tileTimer);
       tileTimer = setTimeout(() => scheduleWork(tileJob, buildTile), TILE_DELAY_MS);
     };
     seenState.redraw = () => draw();
-    draw();
+    draw(true);
     const unsub = subscribeFrames(store, () => draw());
     return () => {
       unsub();
@@ -311,6 +326,7 @@ export function LaneCanvas(props: {
         data-lanes-with-data={model.lanes.reduce((n, l) => n + (l.gpuTrack || l.phases.t0.length > 0 ? 1 : 0), 0)}
         data-lanes-with-util={model.lanes.reduce((n, l) => n + (l.gpuTrack ? 1 : 0), 0)}
         data-loading={props.loading ? "true" : "false"}
+        data-model={modelId(model)}
         style={{ height: Math.max(1, model.lanes.length) * LANE_H }}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}

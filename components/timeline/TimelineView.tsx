@@ -10,9 +10,10 @@
  * window is re-checked. In follow mode meta polls every 5 s; a viewport pinned to the
  * newest data trails it, and only queries whose inputs changed refetch.
  */
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { preload } from "react-dom";
 import type { Meta, TopologyResponse } from "@/lib/charts/api-shapes";
 import { formatCompact } from "@/lib/charts/format";
 import {
@@ -53,6 +54,7 @@ import {
   useProcesses,
   useResolvedLanes,
   useTopology,
+  timelineUrls,
   type Win,
 } from "@/lib/client/telemetry-queries";
 import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
@@ -247,17 +249,24 @@ function TimelineBody({
   const ovMetric = meta.capabilities.has_engine_series ? overlayMetric(ovId) : null;
   const engine = useEngineSeries(runId, ovMetric, { perDpRank: false, win: fetched, maxPoints: GPU_MAX_POINTS, follow: false });
 
+  // The lanes are drawn once their inputs have all answered: while one of them is still on
+  // its first request the others wait, so 32 lanes are painted once, not once per answer.
+  const firstLoad = (q: { data: unknown; isPending: boolean; isError: boolean }, on = true) => on && q.data === undefined && q.isPending && !q.isError;
+  const holding = hasLanes && (firstLoad(phases) || firstLoad(gpu) || firstLoad(engine, ovMetric !== null));
+  const lanesInput = useRef<{ phases: typeof phases.data; gpu: typeof gpu.data; engine: typeof engine.data }>({ phases: undefined, gpu: undefined, engine: undefined });
+  if (!holding) lanesInput.current = { phases: phases.data, gpu: gpu.data, engine: engine.data };
+  const held = lanesInput.current;
   const model = useMemo(
     () =>
       prepareLanes({
         lanes: shown,
-        phases: phases.data?.phases,
-        gpu: gpu.data,
+        phases: held.phases?.phases,
+        gpu: held.gpu,
         windows: topology.data?.windows,
         overlayMetric: ovMetric,
-        engine: ovMetric ? engine.data : undefined,
+        engine: ovMetric ? held.engine : undefined,
       }),
-    [shown, phases.data, gpu.data, topology.data, ovMetric, engine.data],
+    [shown, held.phases, held.gpu, topology.data, ovMetric, held.engine],
   );
   const processTracks = useMemo(() => prepareProcessTracks(procs.data?.processes), [procs.data]);
 
@@ -271,6 +280,17 @@ function TimelineBody({
   const fleetBuckets = Math.min(4000, Math.round(FLEET_BUCKETS * overRatio));
   const heatmap = useHeatmap(runId, st.carpet, fetched, carpetBuckets, { enabled: !manyLanes && topology.isSuccess, follow });
   const fleet = useFleet(runId, fetched, fleetBuckets, { enabled: manyLanes, follow });
+
+  // Server render only: preload the heaviest data of the first window (the lanes' phases,
+  // GPU series and overlay), so the browser fetches it while it is still loading this
+  // page's JavaScript. Only these three: HTTP/1.1 gives a page 6 connections, and the
+  // scripts must not queue behind data requests. The URLs are the ones the hooks above
+  // request (timelineUrls), so their fetches reuse the preloaded answers.
+  if (typeof window === "undefined" && hasLanes) {
+    const urls = [timelineUrls.gpu(runId, fetched, dataLanes, GPU_MAX_POINTS), timelineUrls.phases(runId, fetched, dataLanes)];
+    if (ovMetric) urls.push(timelineUrls.engine(runId, ovMetric, GPU_MAX_POINTS, false, fetched));
+    for (const u of urls) preload(u, { as: "fetch", crossOrigin: "anonymous" });
+  }
 
   // ---- steps, advisory, mfu
   const bubbles = useBubbles(runId, follow);

@@ -11,7 +11,6 @@
  */
 import type {
   EngineSeriesResponse,
-  GpuResponse,
   PhaseRow,
   ProcessRow,
   TopologyLane,
@@ -80,17 +79,17 @@ export function laneKeyOf(node: string, gpu: number): string {
   return `${node}:${gpu}`;
 }
 
-function median(xs: number[]): number {
+function median(xs: Float64Array): number {
   if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
+  const s = xs.slice().sort(); // typed-array sort: numeric, no comparator calls
   return s[Math.floor(s.length / 2)]!;
 }
 
 /** Columns with NaN breaks inserted where the sampling stops for long. */
-export function gpuColumns(ts: readonly number[], util: readonly (number | null)[], mem: readonly (number | null)[]): GpuTrack {
+export function gpuColumns(ts: ArrayLike<number>, util: ArrayLike<number | null>, mem: ArrayLike<number | null>): GpuTrack {
   const n = ts.length;
-  const dts: number[] = [];
-  for (let i = 1; i < n; i++) dts.push(ts[i]! - ts[i - 1]!);
+  const dts = new Float64Array(Math.max(0, n - 1));
+  for (let i = 1; i < n; i++) dts[i - 1] = ts[i]! - ts[i - 1]!;
   const gapAfter = Math.max(30, 8 * median(dts));
   let breaks = 0;
   for (const d of dts) if (d > gapAfter) breaks++;
@@ -152,10 +151,15 @@ export function engineForLane(win: TopologyWindow, node: string, gpu: number): s
   return null;
 }
 
+/** The gpu answer as JSON (api.md 8.5) or decoded from its binary frame: arrays or columns. */
+export interface GpuLanesInput {
+  lanes: Record<string, { ts: ArrayLike<number>; util: ArrayLike<number | null>; mem_mb: ArrayLike<number | null> } | undefined>;
+}
+
 export interface PrepareLanesInput {
   lanes: readonly TopologyLane[];
   phases: readonly PhaseRow[] | undefined;
-  gpu: GpuResponse | undefined;
+  gpu: GpuLanesInput | undefined;
   windows: readonly TopologyWindow[] | undefined;
   overlayMetric: string | null;
   engine: EngineSeriesResponse | undefined;

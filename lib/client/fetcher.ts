@@ -35,7 +35,8 @@ async function toError(res: Response): Promise<ApiClientError> {
 }
 
 export async function apiJson<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(path, { ...init, headers: { accept: "application/json", ...init?.headers } });
+  // No custom headers: a fetch with extra headers would not reuse a <link rel=preload>.
+  const res = await fetch(path, init);
   if (!res.ok) throw await toError(res);
   return (await res.json()) as T;
 }

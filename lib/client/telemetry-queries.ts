@@ -16,7 +16,6 @@ import type {
   BubblesResponse,
   EngineSeriesResponse,
   FleetResponse,
-  GpuResponse,
   HeatmapHeader,
   Meta,
   MetricsResponse,
@@ -25,7 +24,7 @@ import type {
   ProcessesResponse,
   TopologyResponse,
 } from "@/lib/charts/api-shapes";
-import { decodeFrame } from "@/lib/contracts/binary";
+import { decodeFrame, decodeGpuFrame } from "@/lib/contracts/binary";
 import { apiBinary, apiJson } from "@/lib/client/fetcher";
 
 export const FOLLOW_POLL_MS = 5_000;
@@ -38,6 +37,24 @@ export function telemetryUrl(runId: string, path: string, params: Params = {}): 
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== "") sp.set(k, String(v));
   return `/api/${path}?${sp.toString()}`;
 }
+
+/**
+ * The URLs of the timeline's window queries. The hooks below fetch exactly these, and the
+ * timeline's server render preloads them (`<link rel=preload as=fetch>`), so the browser
+ * asks for the data while it is still loading the page's JavaScript.
+ */
+export const timelineUrls = {
+  phases: (runId: string, win: Win, lanes: string) => telemetryUrl(runId, "timeline/phases", { t0: win.t0, t1: win.t1, lanes }),
+  gpu: (runId: string, win: Win, lanes: string, maxPoints: number) =>
+    telemetryUrl(runId, "timeline/gpu", { t0: win.t0, t1: win.t1, lanes, max_points: maxPoints, format: "bin" }),
+  processes: (runId: string, win: Win, lanes: string) => telemetryUrl(runId, "timeline/gpu_processes", { t0: win.t0, t1: win.t1, lanes }),
+  engine: (runId: string, metric: string, maxPoints: number, perDpRank: boolean, win: Win | null) =>
+    telemetryUrl(runId, "timeline/engine_series", { metric, max_points: maxPoints, per_dp_rank: perDpRank, t0: win?.t0, t1: win?.t1 }),
+  heatmap: (runId: string, metric: string, win: Win | null, xBuckets: number, lanes: string | null) =>
+    telemetryUrl(runId, "timeline/heatmap", { metric, t0: win?.t0, t1: win?.t1, x_buckets: xBuckets, lanes }),
+  bubbles: (runId: string) => telemetryUrl(runId, "timeline/bubbles"),
+  advisory: (runId: string) => telemetryUrl(runId, "advisory"),
+};
 
 export interface Win {
   t0: number;
@@ -124,15 +141,7 @@ export function useEngineSeries(
   return useQuery({
     queryKey: telemetryKeys.engine(runId, metric ?? "", opts.perDpRank, opts.win, opts.maxPoints),
     queryFn: () =>
-      apiJson<EngineSeriesResponse>(
-        telemetryUrl(runId, "timeline/engine_series", {
-          metric,
-          max_points: opts.maxPoints,
-          per_dp_rank: opts.perDpRank,
-          t0: opts.win?.t0,
-          t1: opts.win?.t1,
-        }),
-      ),
+      apiJson<EngineSeriesResponse>(timelineUrls.engine(runId, metric ?? "", opts.maxPoints, opts.perDpRank, opts.win)),
     enabled: metric !== null && (opts.enabled ?? true),
     refetchInterval: opts.win ? false : poll(opts.follow),
     placeholderData: keepPreviousData,
@@ -151,7 +160,7 @@ export function useTopology(runId: string, follow: boolean, initial?: TopologyRe
 export function useBubbles(runId: string, follow: boolean) {
   return useQuery({
     queryKey: telemetryKeys.bubbles(runId),
-    queryFn: () => apiJson<BubblesResponse>(telemetryUrl(runId, "timeline/bubbles")),
+    queryFn: () => apiJson<BubblesResponse>(timelineUrls.bubbles(runId)),
     refetchInterval: poll(follow),
   });
 }
@@ -159,7 +168,7 @@ export function useBubbles(runId: string, follow: boolean) {
 export function useAdvisory(runId: string, follow: boolean) {
   return useQuery({
     queryKey: telemetryKeys.advisory(runId),
-    queryFn: () => apiJson<AdvisoryResponse>(telemetryUrl(runId, "advisory")),
+    queryFn: () => apiJson<AdvisoryResponse>(timelineUrls.advisory(runId)),
     refetchInterval: poll(follow),
   });
 }
@@ -167,7 +176,7 @@ export function useAdvisory(runId: string, follow: boolean) {
 export function usePhases(runId: string, win: Win | null, lanes: string, enabled = true) {
   return useQuery({
     queryKey: telemetryKeys.phases(runId, win ?? { t0: 0, t1: 0 }, lanes),
-    queryFn: () => apiJson<PhasesResponse>(telemetryUrl(runId, "timeline/phases", { t0: win!.t0, t1: win!.t1, lanes })),
+    queryFn: () => apiJson<PhasesResponse>(timelineUrls.phases(runId, win!, lanes)),
     enabled: enabled && win !== null,
     placeholderData: keepPreviousData,
   });
@@ -176,7 +185,8 @@ export function usePhases(runId: string, win: Win | null, lanes: string, enabled
 export function useGpu(runId: string, win: Win | null, lanes: string, maxPoints: number, enabled = true) {
   return useQuery({
     queryKey: telemetryKeys.gpu(runId, win ?? { t0: 0, t1: 0 }, lanes, maxPoints),
-    queryFn: () => apiJson<GpuResponse>(telemetryUrl(runId, "timeline/gpu", { t0: win!.t0, t1: win!.t1, lanes, max_points: maxPoints })),
+    // the binary column frame: no number formatting on the server, no JSON parse here
+    queryFn: async () => decodeGpuFrame(await apiBinary(timelineUrls.gpu(runId, win!, lanes, maxPoints))),
     enabled: enabled && win !== null,
     placeholderData: keepPreviousData,
   });
@@ -185,7 +195,7 @@ export function useGpu(runId: string, win: Win | null, lanes: string, maxPoints:
 export function useProcesses(runId: string, win: Win | null, lanes: string, enabled = true) {
   return useQuery({
     queryKey: telemetryKeys.processes(runId, win ?? { t0: 0, t1: 0 }, lanes),
-    queryFn: () => apiJson<ProcessesResponse>(telemetryUrl(runId, "timeline/gpu_processes", { t0: win!.t0, t1: win!.t1, lanes })),
+    queryFn: () => apiJson<ProcessesResponse>(timelineUrls.processes(runId, win!, lanes)),
     enabled: enabled && win !== null,
     placeholderData: keepPreviousData,
   });
@@ -197,7 +207,7 @@ export interface HeatmapData {
 }
 
 export async function fetchHeatmap(runId: string, metric: string, win: Win | null, xBuckets: number, lanes: string | null): Promise<HeatmapData> {
-  const buf = await apiBinary(telemetryUrl(runId, "timeline/heatmap", { metric, t0: win?.t0, t1: win?.t1, x_buckets: xBuckets, lanes }));
+  const buf = await apiBinary(timelineUrls.heatmap(runId, metric, win, xBuckets, lanes));
   const f = decodeFrame<HeatmapHeader>(buf);
   return { header: f.header, matrix: f.payload };
 }

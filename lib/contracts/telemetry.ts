@@ -26,6 +26,7 @@ export const GetGpuQuery = z.object({
   t1: T1,
   max_points: QueryInt.default(2000).describe("min/max downsampling target per lane (≥ 2)"),
   lanes: Lanes,
+  format: z.enum(["json", "bin"]).default("json").describe("bin = the same answer as a binary column frame (lib/contracts/binary.ts)"),
 });
 export type GetGpuQuery = z.infer<typeof GetGpuQuery>;
 

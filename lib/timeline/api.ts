@@ -4,7 +4,7 @@
  * reference's order (window, bounds, lane grammar) and returns the response body.
  * Route files call exactly one of these.
  */
-import { encodeFrame } from "@/lib/contracts/binary";
+import { encodeFrame, encodeGpuFrame } from "@/lib/contracts/binary";
 import type {
   GetEngineSeriesQuery,
   GetFleetQuery,
@@ -42,11 +42,16 @@ export async function getPhases(store: MetricStore, q: GetPhasesQuery) {
   return { phases: await phasesByLane(store, n(q.t0), n(q.t1), sel) };
 }
 
-export async function getGpu(store: MetricStore, q: GetGpuQuery) {
+export async function getGpu(store: MetricStore, q: Omit<GetGpuQuery, "format">) {
   checkWindow(q.t0, q.t1);
   checkMaxPoints(q.max_points);
   const sel = await selection(store, q.lanes);
   return { lanes: await gpuSeries(store, n(q.t0), n(q.t1), q.max_points, sel) };
+}
+
+/** The GPU series as a binary column frame (lib/contracts/binary.ts). */
+export async function getGpuFrame(store: MetricStore, q: Omit<GetGpuQuery, "format">): Promise<Uint8Array<ArrayBuffer>> {
+  return encodeGpuFrame((await getGpu(store, q)).lanes);
 }
 
 export async function getGpuProcesses(store: MetricStore, q: GetGpuProcessesQuery) {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { decodeFrame } from "@/lib/contracts/binary";
+import { decodeFrame, decodeGpuFrame } from "@/lib/contracts/binary";
 import {
   GetAdvisoryResponse,
   GetBubblesResponse,
@@ -100,6 +100,23 @@ describe("telemetry routes", () => {
     const header = HeatmapHeader.parse(frame.header);
     expect(header.rows.length).toBe(2);
     expect(frame.payload.length).toBe(40);
+  });
+
+  test("gpu?format=bin carries exactly the JSON answer as columns", async () => {
+    const q = "/api/timeline/gpu?t0=1000&t1=1200&max_points=50";
+    const json = await call<{ lanes: Record<string, { ts: number[]; util: number[]; mem_mb: number[]; power_w: number[] }> }>(gpuGET, q);
+    const res = await callRoute(gpuGET, `${q}&format=bin`, { token: server.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/octet-stream");
+    const bin = decodeGpuFrame(await res.arrayBuffer());
+    expect(Object.keys(json.body.lanes).length).toBeGreaterThan(0);
+    expect(Object.keys(bin.lanes)).toEqual(Object.keys(json.body.lanes));
+    for (const [k, l] of Object.entries(json.body.lanes)) {
+      const b = bin.lanes[k]!;
+      expect({ ts: Array.from(b.ts), util: Array.from(b.util), mem_mb: Array.from(b.mem_mb), power_w: Array.from(b.power_w) }).toEqual(l);
+    }
+    const bad = await callRoute(gpuGET, `${q}&format=csv`, { token: server.token });
+    expect(bad.status).toBe(400);
   });
 
   test.each([

@@ -1,8 +1,13 @@
 import { withApi } from "@/lib/api/with-api";
 import { GetGpuQuery } from "@/lib/contracts/telemetry";
-import { getGpu } from "@/lib/timeline/api";
+import { getGpu, getGpuFrame } from "@/lib/timeline/api";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetGpuQuery }, async ({ query, run }) => getGpu(run.store, query));
+/** JSON by default; `format=bin` = the same answer as a binary column frame (the dashboard's own format). */
+export const GET = withApi({ query: GetGpuQuery }, async ({ query, run }) =>
+  query.format === "bin"
+    ? new Response(await getGpuFrame(run.store, query), { headers: { "content-type": "application/octet-stream" } })
+    : getGpu(run.store, query),
+);
