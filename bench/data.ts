@@ -5,7 +5,8 @@
  *                  scraped every 2 s with the full default whitelist, phases for 64 ranks,
  *                  a straggler and a stall at the end — lib/demo/fleet.ts, through RunWriter;
  *  - `dumps/`      one 512-sample agentic step (8 ranks: DP=4 × TP=2) with an 8k-token
- *                  truncated sample, mirror, sidecar and tokenizer — lib/demo/dumps.ts.
+ *                  truncated sample, mirror, sidecar and tokenizer — lib/demo/dumps.ts —
+ *                  and the step's lifecycle events (batch anatomy of 512 lanes).
  * Timestamps are fixed (not "now") so every bench machine reads the same bytes.
  */
 import fs from "node:fs";
@@ -16,8 +17,10 @@ import { DEMO_GENERATOR_VERSION } from "@/lib/demo/generate";
 import { Rng } from "@/lib/demo/prng";
 import { corpusWords, makeConversation } from "@/lib/demo/text";
 import { DemoTokenizer } from "@/lib/demo/tokenizer";
+import type { TrajectoryEvent } from "@/lib/store/writer/records";
+import { RunWriter } from "@/lib/store/writer/run-writer";
 
-export const BENCH_DATA_VERSION = `${DEMO_GENERATOR_VERSION}.1`;
+export const BENCH_DATA_VERSION = `${DEMO_GENERATOR_VERSION}.2`;
 export const BENCH_END_TS = 1_764_000_000;
 export const BENCH_HOURS = 8.5;
 export const DUMP_RID = 0;
@@ -103,9 +106,50 @@ async function writeDumpRun(dir: string): Promise<number> {
     }
   }
   const writtenAt = BENCH_END_TS - 600;
+  await writeLifecycle(dir, samples, writtenAt - 900);
   await writeRolloutDump({ runDir: dir, rid: DUMP_RID, evaluation: false, samples, writtenAt, mirror: true, sidecar: true });
   await writeTrainDumps(rng.fork("train"), { runDir: dir, rid: DUMP_RID, samples, layout: { dp: 4, tp: 2 }, writtenAt: writtenAt + 5 });
   return longSample;
+}
+
+/**
+ * Lifecycle events of the step (formats.md §4.8): each sample starts within the first
+ * minute, then alternates generation (60 tokens/s) and tool calls, weight version of
+ * the turn as in its dump.
+ */
+async function writeLifecycle(dir: string, samples: readonly DemoSample[], r0: number): Promise<void> {
+  const writer = await RunWriter.open({ dashDir: path.join(dir, "dashboard"), meta: { run_name: "bench-dumps", start_ts: r0 - 60, args: {} } });
+  const events: TrajectoryEvent[] = [];
+  for (const s of samples) {
+    const ev = (ts: number, kind: TrajectoryEvent["kind"], turn: number, version: string, detail = ""): TrajectoryEvent => ({
+      ts: Math.round(ts * 1000) / 1000,
+      kind,
+      sample_index: s.index,
+      group_index: s.groupIndex,
+      turn,
+      weight_version: version,
+      detail,
+    });
+    let t = r0 + (s.index % 120) * 0.5;
+    const v0 = s.weightVersions[0] ?? "0";
+    events.push(ev(t, "attempt_start", -1, v0), ev(t + 0.2, "gen_start", -1, v0));
+    t += 0.2;
+    s.turnTokens.forEach((n, k) => {
+      const v = s.weightVersions[k] ?? v0;
+      const t1 = t + 0.05 + n / 60;
+      events.push(ev(t, "gen_start", k + 1, v), ev(t1, "gen_end", k + 1, v, String(n)));
+      t = t1;
+      const tool = s.toolSeconds[k];
+      if (tool !== undefined && k < s.turnTokens.length - 1) {
+        events.push(ev(t, "tool_start", k + 1, v, "1 calls"), ev(t + tool, "tool_end", k + 1, v, "1 calls"));
+        t += tool;
+      }
+    });
+    events.push(ev(t + 0.1, "attempt_end", -1, s.weightVersions.at(-1) ?? v0, s.status));
+  }
+  events.sort((a, b) => a.ts - b.ts);
+  writer.add("trajectories", events);
+  await writer.close();
 }
 
 function du(dir: string): string {

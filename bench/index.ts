@@ -15,13 +15,15 @@ import os from "node:os";
 import path from "node:path";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { fail, parseCli, resolveDataDir } from "@/cli/common";
-import { ensureBenchData, DUMP_RID, DUMP_SAMPLES } from "./data";
+import { benchBrowser } from "./browser";
+import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
 import { measureCollector } from "@/collector/bench-rss";
 import { benchIngest } from "./ingest";
 import { QUERIES, type ProbeTask, type QueryName } from "./probe";
 
 const APP_ROOT = path.resolve(import.meta.dirname, "..");
 const WINDOW_S = 4 * 3600;
+const BROWSER_LANES = 32;
 
 /** The Python dashboard's cold / warm milliseconds for the same queries. */
 const PYTHON_MS: Record<QueryName, { cold: number; warm: number }> = {
@@ -111,11 +113,13 @@ async function main(): Promise<void> {
     repeat: { type: "string", default: "5" },
     regen: { type: "boolean", default: false },
     "skip-ingest": { type: "boolean", default: false },
+    "skip-browser": { type: "boolean", default: false },
+    "only-browser": { type: "boolean", default: false },
     json: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
-    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--json FILE]\n");
+    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-browser] [--only-browser] [--json FILE]\n");
     return;
   }
   const repeat = Math.max(1, Math.min(20, Number(values.repeat) || 5));
@@ -130,7 +134,19 @@ async function main(): Promise<void> {
   const t0 = t1 - WINDOW_S;
   const lanes = (await store.laneIndex()).length;
   log(`run: ${lanes} lanes, ${((range[1] - range[0]) / 3600).toFixed(1)} h; window [t1 − 4 h, t1]; N = ${repeat}`);
+  if (!values["only-browser"]) await benchReadSide(data, t0, t1, repeat, !values["skip-ingest"]);
+  if (!values["skip-browser"]) await browserRows(data, repeat);
 
+  print();
+  const benchS = (performance.now() - benchStart) / 1000;
+  process.stdout.write(`\nmeasured in ${benchS.toFixed(0)} s (${((performance.now() - started) / 1000).toFixed(0)} s with generation); median of N = ${repeat} (dump side and no-cache rows: ${Math.min(repeat, 3)})\n`);
+  if (values.json) fs.writeFileSync(values.json, JSON.stringify(rows, null, 1));
+  const missed = rows.filter((r) => r.ok === false).length;
+  process.stdout.write(missed ? `${missed} target(s) MISSED\n` : "all targets met\n");
+}
+
+/** Store, cold/warm queries, memory, dump side and (optionally) the collector. */
+async function benchReadSide(data: BenchData, t0: number, t1: number, repeat: number, ingest: boolean): Promise<void> {
   // ---- 1. first open of the run: parse every partition, write the binary-column cache
   fs.rmSync(data.storeCacheDir, { recursive: true, force: true });
   const prime = await probe({ kind: "prime", run: data.fleetDir, cacheDir: data.storeCacheDir });
@@ -206,7 +222,7 @@ async function main(): Promise<void> {
   log("dump side done");
 
   // ---- 6. collector ingest
-  if (!values["skip-ingest"]) {
+  if (ingest) {
     const ing = await benchIngest({ seconds: 10, clients: 4, maxBatches: 5000 });
     add("collector", "ingest, records/s until flushed", ing.recordsPerS, "rec/s", 50_000, "ge");
     add("collector", "collector CPU while ingesting", ing.cores, "cores", 1, "le", 2);
@@ -232,12 +248,37 @@ async function main(): Promise<void> {
     log("ingest done");
   }
 
-  print();
-  const benchS = (performance.now() - benchStart) / 1000;
-  process.stdout.write(`\nmeasured in ${benchS.toFixed(0)} s (${((performance.now() - started) / 1000).toFixed(0)} s with generation); median of N = ${repeat} (dump side and no-cache rows: ${Math.min(repeat, 3)})\n`);
-  if (values.json) fs.writeFileSync(values.json, JSON.stringify(rows, null, 1));
-  const missed = rows.filter((r) => r.ok === false).length;
-  process.stdout.write(missed ? `${missed} target(s) MISSED\n` : "all targets met\n");
+}
+
+/** Navigation → drawn in Chromium, and the slowest frame of a drag-pan (bench/browser.ts). */
+async function browserRows(data: BenchData, repeat: number): Promise<void> {
+  const b = await benchBrowser({
+    runsRoot: data.root,
+    fleetRun: path.basename(data.fleetDir),
+    dumpRun: path.basename(data.dumpsDir),
+    longSample: data.longSample,
+    lanes: BROWSER_LANES,
+    repeat,
+    log,
+  });
+  const S = "browser";
+  add(S, `timeline, ${BROWSER_LANES} lanes × 4 h: navigation → drawn`, median(b.timeline), "ms", 1500);
+  add(S, "  same, first open after a server restart", median(b.timelineFresh), "ms", 1500);
+  add(S, "drag-pan 2 s over the lanes: slowest frame (median of pans)", median(b.pans.map((p) => p.slowestMs)), "ms", 16, "le", 1);
+  add(S, "  worst frame of all pans", Math.max(...b.pans.map((p) => p.slowestMs)), "ms", null, "le", 1);
+  add(S, "  95th percentile frame", median(b.pans.map((p) => p.p95Ms)), "ms", null, "le", 1);
+  rows.push({
+    section: S,
+    name: `  (${b.pans.map((p) => p.frames).join("/")} frames per pan, ${b.pans.reduce((n, p) => n + p.longFrames, 0)} long animation frames ≥ 50 ms)`,
+    value: "",
+    target: "",
+    ok: null,
+  });
+  add(S, `step view, ${DUMP_SAMPLES} samples: navigation → drawn`, median(b.step), "ms", 1000);
+  add(S, "  same, first open after a server restart", median(b.stepFresh), "ms", 1000);
+  add(S, "tokens tab, 8k-token sample: navigation → drawn", median(b.tokens), "ms", 1000);
+  add(S, "  same, first open after a server restart", median(b.tokensFresh), "ms", 1000);
+  log("browser done");
 }
 
 function print(): void {

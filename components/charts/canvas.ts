@@ -16,6 +16,16 @@ export function prepareCanvas(canvas: HTMLCanvasElement, cssW: number, cssH: num
   return ctx;
 }
 
+/**
+ * Stamp a canvas with what it now shows (`data-painted`). A canvas has no DOM node per
+ * mark to wait for, so the e2e suite and the bench's browser probe read this stamp to
+ * know the bitmap holds the current data, not just that the element exists.
+ */
+export function markPainted(canvas: HTMLCanvasElement, stamp: string | number): void {
+  const v = String(stamp);
+  if (canvas.dataset.painted !== v) canvas.dataset.painted = v;
+}
+
 /** Stroke a polyline in one path, lifting the pen at NaN (gaps). */
 export function strokeSeries(
   ctx: CanvasRenderingContext2D,

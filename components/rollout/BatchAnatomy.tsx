@@ -24,6 +24,7 @@ import {
   type View,
 } from "@/lib/rollout-view/anatomy";
 import { formatElapsed } from "@/lib/rollout-view/format";
+import { markPainted } from "@/components/charts/canvas";
 import { MONO_FONT, prepareCanvas, readThemeColors, useElementWidth, useThemeName } from "./canvas";
 import { Tooltip, type TooltipState } from "./Tooltip";
 
@@ -122,6 +123,7 @@ export function BatchAnatomy({ model, single = false, sort = "submit", onSort, o
         ctx.fillStyle = c.text;
       }
     });
+    markPainted(canvas, model.rows.length > 0 ? "data" : "empty");
   }, [model, view, width, dens, plotW, hover, theme]);
 
   // ctrl/⌘ + wheel zooms; a native listener because React's wheel handler is passive.

@@ -6,7 +6,7 @@
  * and scatter axes live in the URL.
  */
 import type { ColumnFiltersState, SortingState, Updater } from "@tanstack/react-table";
-import Link from "next/link";
+import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useMemo } from "react";
 import { useRolloutGroups, useRolloutIds, useRolloutSummary, useTrajectories } from "@/lib/client/rollout-queries";
@@ -122,8 +122,11 @@ export function RolloutStepClient({ runId, step, evaluation, ids: initialIds, li
       ? { isLoading: false, isError: false, data: groups.data.rows }
       : { isLoading: true, isError: false, data: undefined };
 
+  // Every part of the step has its answer (data or an error shown in place); the canvases
+  // stamp themselves once drawn (data-painted). Tests and the bench wait on both.
+  const settled = !!sum && !stale && (groups.isSuccess || groups.isError) && (evaluation || traj.isSuccess || traj.isError);
   return (
-    <div className="rv">
+    <div className="rv" data-state={settled ? "ready" : "loading"}>
       <StepNav runId={runId} step={step} evaluation={evaluation} ids={ids} carry={carry} />
       {summary.isError ? <QueryError error={summary.error} what={`the summary of step ${step}`} /> : null}
       {tiles ? <StatGrid tiles={tiles} dim={stale} /> : <div className="rv-stats rv-skeleton" aria-busy="true" />}

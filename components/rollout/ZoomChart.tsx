@@ -25,6 +25,7 @@ import {
   type Zoom,
 } from "@/lib/rollout-view/chart";
 import { formatTick } from "@/lib/rollout-view/format";
+import { markPainted } from "@/components/charts/canvas";
 import { MONO_FONT, prepareCanvas, readThemeColors, useElementWidth, useThemeName } from "./canvas";
 import { Tooltip, type TooltipState } from "./Tooltip";
 
@@ -195,6 +196,7 @@ export function ZoomChart({ model, zoom, onZoom, height = 220, onPointClick, hig
       ctx.fillText("no data", plotW / 2, plotH / 2);
       ctx.textAlign = "start";
     }
+    markPainted(canvas, hasPoints ? "data" : "empty");
   }, [model, dom, sx, sy, plotW, plotH, yTicks, theme, highlight, marker, hasPoints]);
 
   const local = (e: { clientX: number; clientY: number }): [number, number] => {

@@ -21,7 +21,7 @@ import {
   type CarpetModel,
 } from "@/lib/charts/prepare-carpet";
 import type { HeatmapData } from "@/lib/client/telemetry-queries";
-import { prepareCanvas } from "@/components/charts/canvas";
+import { markPainted, prepareCanvas } from "@/components/charts/canvas";
 import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
 import { useChartTheme } from "@/components/charts/use-chart-theme";
 import { useElementWidth } from "@/components/charts/use-element-width";
@@ -81,6 +81,7 @@ export function Carpet(props: {
         ctx.fillStyle = theme.muted;
         ctx.textBaseline = "middle";
         ctx.fillText("waiting for timeline data…", TIME_MARGIN.left + 8, 12);
+        markPainted(c, "empty");
         return;
       }
       const v = store.get();
@@ -119,6 +120,7 @@ export function Carpet(props: {
           ctx.fillStyle = theme.text;
         }
       });
+      markPainted(c, "data");
     };
     draw();
     return subscribeFrames(store, draw);

@@ -1,0 +1,283 @@
+/**
+ * Browser figures of `npm run bench`: the production server (`next start`) over the bench
+ * runs, driven by Debian's Chromium through Playwright, signed in through the real login
+ * form.
+ *
+ *  - navigation → drawn: `performance.now()` in the page (its origin is the navigation
+ *    start) at the first animation frame where the view's own "drawn" stamps say every
+ *    part shows its data (`data-painted` on canvases, `data-state`/`data-loading` on the
+ *    views, see components/). Each navigation uses a fresh browser context, so no HTTP
+ *    cache helps; "fresh server" rows restart the server first (its on-disk caches stay,
+ *    as after a deploy), the other rows reuse the running server.
+ *  - drag-pan: a 2 s drag across the lanes (600 px, a pointer move every ~16 ms). The
+ *    frame probe (FRAME_PROBE) sums, per animation frame, the main-thread time of the
+ *    input handlers (pointermove capture start → mousemove bubble end, incl. the React
+ *    work they trigger) and of the frame itself (first rAF callback → a message posted
+ *    from it, i.e. rAF callbacks + style + layout + paint). Long-animation-frame entries
+ *    (≥ 50 ms) are a cross-check: a frame they report counts with its full duration.
+ *
+ * Bounded: every wait has a timeout; the server listens on 127.0.0.1 only.
+ */
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { openDatabase } from "@/lib/server/db";
+import { addUser, randomPasswordForTests } from "@/lib/testing/users";
+import { ensureChromium } from "@/cli/chromium";
+import { buildIsStale, removeBuild } from "@/cli/build-freshness";
+import { buildIfNeeded, serverEnvVars, startNextServer, type RunningServer } from "@/cli/server-process";
+
+export interface BrowserBenchInput {
+  /** Folder holding the bench runs (`fleet-8h/`, `dumps/`): the server's runs root. */
+  runsRoot: string;
+  fleetRun: string;
+  dumpRun: string;
+  longSample: number;
+  lanes: number;
+  repeat: number;
+  log: (s: string) => void;
+}
+
+export interface PanFigures {
+  slowestMs: number;
+  p95Ms: number;
+  frames: number;
+  longFrames: number;
+}
+
+export interface BrowserFigures {
+  timelineFresh: number[];
+  timeline: number[];
+  pans: PanFigures[];
+  stepFresh: number[];
+  step: number[];
+  tokensFresh: number[];
+  tokens: number[];
+}
+
+const VIEWPORT = { width: 1440, height: 900 };
+const DRAWN_TIMEOUT_MS = 60_000;
+const PAN_MS = 2000;
+const PAN_PX = 600;
+
+/** In-page predicates: true once the view shows all its data. */
+const DRAWN = {
+  timeline: (lanes: number) => {
+    const rows = document.querySelector<HTMLElement>('[data-testid="lane-canvas"]');
+    const view = document.querySelector<HTMLElement>('[data-testid="timeline-view"]');
+    if (!rows || !view || rows.dataset.loading !== "false" || view.dataset.advisory !== "done") return false;
+    if (Number(rows.dataset.lanesShown) !== lanes || Number(rows.dataset.lanesWithUtil) !== lanes) return false;
+    const canvases = rows.querySelectorAll<HTMLCanvasElement>("canvas.lane-canvas");
+    if (canvases.length !== lanes) return false;
+    for (const c of canvases) if (c.dataset.painted !== rows.dataset.model) return false;
+    const carpet = document.querySelector<HTMLCanvasElement>(".carpet canvas, [data-testid='carpet'] canvas");
+    return carpet?.dataset.painted === "data";
+  },
+  step: () => {
+    const root = document.querySelector<HTMLElement>(".rv");
+    if (root?.dataset.state !== "ready") return false;
+    const canvases = root.querySelectorAll<HTMLCanvasElement>("canvas");
+    if (canvases.length < 2) return false; // batch anatomy + scatter (the bench step has both)
+    for (const c of canvases) if (c.dataset.painted !== "data") return false;
+    return root.querySelectorAll("tbody tr:not(.dt-pad)").length > 0;
+  },
+  tokens: () => {
+    const strip = document.querySelector('[data-testid="token-strip"]');
+    if (!strip || strip.querySelectorAll("[data-i]").length === 0) return false;
+    const chart = document.querySelector<HTMLCanvasElement>(".sv-tokens canvas");
+    return chart?.dataset.painted === "data";
+  },
+};
+
+/**
+ * Installed in the page before a pan; `window.__frames.stop()` returns the per-frame work.
+ * Plain JavaScript in a string: functions serialised from this module would carry the
+ * TypeScript loader's helpers, which do not exist in the page.
+ */
+const FRAME_PROBE = `(() => {
+  const work = [];
+  const loaf = [];
+  let inputMs = 0;
+  let inputStart = -1;
+  let running = true;
+  const onStart = () => {
+    if (inputStart < 0) inputStart = performance.now();
+  };
+  const onEnd = () => {
+    if (inputStart >= 0) inputMs += performance.now() - inputStart;
+    inputStart = -1;
+  };
+  window.addEventListener("pointermove", onStart, { capture: true });
+  window.addEventListener("mousemove", onEnd);
+  const ch = new MessageChannel();
+  let frameStart = 0;
+  ch.port1.onmessage = () => {
+    work.push(performance.now() - frameStart + inputMs);
+    inputMs = 0;
+  };
+  const tick = () => {
+    if (!running) return;
+    frameStart = performance.now();
+    ch.port2.postMessage(0);
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  let obs = null;
+  try {
+    obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) loaf.push(e.duration);
+    });
+    obs.observe({ type: "long-animation-frame", buffered: false });
+  } catch {
+    obs = null;
+  }
+  window.__frames = {
+    stop: () => {
+      running = false;
+      if (obs) obs.disconnect();
+      window.removeEventListener("pointermove", onStart, { capture: true });
+      window.removeEventListener("mousemove", onEnd);
+      return { work, loaf };
+    },
+  };
+})()`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address();
+      const port = typeof a === "object" && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Navigate and return navigation → drawn in ms (page clock). */
+async function timeDrawn(ctx: BrowserContext, url: string, predicate: string): Promise<{ ms: number; page: Page }> {
+  const page = await ctx.newPage();
+  await page.goto(url, { waitUntil: "commit", timeout: DRAWN_TIMEOUT_MS });
+  const handle = await page.waitForFunction(`(() => { const ok = (${predicate})(); return ok ? performance.now() : false; })()`, undefined, {
+    polling: "raf",
+    timeout: DRAWN_TIMEOUT_MS,
+  });
+  const ms = Number(await handle.jsonValue());
+  if (page.url().includes("/login")) throw new Error(`${url} redirected to the login page`);
+  return { ms, page };
+}
+
+async function pan(page: Page): Promise<PanFigures> {
+  const box = await page.locator('[data-testid="lane-canvas"]').boundingBox();
+  if (!box) throw new Error("lanes not on screen");
+  await page.locator('[data-testid="lane-canvas"]').scrollIntoViewIfNeeded();
+  const b = (await page.locator('[data-testid="lane-canvas"]').boundingBox())!;
+  const y = Math.max(b.y + 30, 40);
+  const x0 = b.x + 160;
+  await page.mouse.move(x0, y);
+  await page.evaluate(FRAME_PROBE);
+  await page.mouse.down();
+  const t0 = Date.now();
+  for (;;) {
+    const f = Math.min(1, (Date.now() - t0) / PAN_MS);
+    await page.mouse.move(x0 + f * PAN_PX, y);
+    if (f >= 1) break;
+    await new Promise((r) => setTimeout(r, 16));
+  }
+  await page.mouse.up();
+  // let the last frames land
+  await page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))");
+  const out = await page.evaluate<{ work: number[]; loaf: number[] }>("window.__frames.stop()");
+  const frames = [...out.work].sort((a, c) => a - c);
+  const slowest = Math.max(frames.at(-1) ?? NaN, ...out.loaf);
+  return {
+    slowestMs: slowest,
+    p95Ms: frames[Math.min(frames.length - 1, Math.floor(frames.length * 0.95))] ?? NaN,
+    frames: frames.length,
+    longFrames: out.loaf.length,
+  };
+}
+
+export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigures> {
+  const exe = ensureChromium();
+  if (buildIsStale()) removeBuild();
+  await buildIfNeeded(inp.log);
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-bench-browser-"));
+  const dataDir = path.join(work, "data");
+  const password = randomPasswordForTests();
+  const db = openDatabase(dataDir);
+  await addUser(db, "bench", password, "admin");
+  db.close();
+
+  const port = await freePort();
+  const env = serverEnvVars({ dataDir, runsRoots: [inp.runsRoot] });
+  const start = () => startNextServer({ port, host: "127.0.0.1", quiet: true, env, timeoutMs: 90_000 });
+  let server: RunningServer | null = null;
+  let browser: Browser | null = null;
+  const out: BrowserFigures = { timelineFresh: [], timeline: [], pans: [], stepFresh: [], step: [], tokensFresh: [], tokens: [] };
+  try {
+    server = await start();
+    browser = await chromium.launch({ executablePath: exe, headless: true, args: ["--no-sandbox"] });
+    const login = await browser.newContext({ viewport: VIEWPORT });
+    const lp = await login.newPage();
+    await lp.goto(`${server.url}/login`);
+    await lp.getByLabel("User").fill("bench");
+    await lp.getByLabel("Password").fill(password);
+    await lp.getByRole("button", { name: "Sign in" }).click();
+    await lp.getByRole("heading", { name: "Runs" }).waitFor({ timeout: 30_000 });
+    const state = await login.storageState();
+    await login.close();
+
+    const timelineUrl = () => `${server!.url}/runs/${encodeURIComponent(inp.fleetRun)}/timeline?lanes=g:0-${inp.lanes - 1}`;
+    const stepUrl = () => `${server!.url}/runs/${encodeURIComponent(inp.dumpRun)}/rollout/0`;
+    const tokensUrl = () => `${server!.url}/runs/${encodeURIComponent(inp.dumpRun)}/rollout/0/sample/${inp.longSample}?tab=tokens`;
+    const tl = `() => (${DRAWN.timeline.toString()})(${inp.lanes})`;
+    const views = [
+      { name: "timeline", url: timelineUrl, pred: tl, fresh: out.timelineFresh, warm: out.timeline },
+      { name: "step", url: stepUrl, pred: DRAWN.step.toString(), fresh: out.stepFresh, warm: out.step },
+      { name: "tokens", url: tokensUrl, pred: DRAWN.tokens.toString(), fresh: out.tokensFresh, warm: out.tokens },
+    ];
+    const once = async (url: string, pred: string, then?: (p: Page) => Promise<void>): Promise<number> => {
+      const ctx = await browser!.newContext({ viewport: VIEWPORT, storageState: state });
+      try {
+        const { ms, page } = await timeDrawn(ctx, url, pred);
+        if (then) await then(page);
+        return ms;
+      } finally {
+        await ctx.close();
+      }
+    };
+
+    // First opens in a fresh server process. The very first one also fills the server's
+    // on-disk caches (binary telemetry columns, dump summaries); later restarts keep them.
+    const freshRuns = Math.min(inp.repeat, 3) + 1;
+    for (let i = 0; i < freshRuns; i++) {
+      if (i > 0) {
+        await server.stop();
+        server = await start();
+      }
+      for (const v of views) {
+        const ms = await once(v.url(), v.pred);
+        if (i > 0) v.fresh.push(ms);
+        else inp.log(`  browser: ${v.name} first open ever (fills the server's disk caches): ${ms.toFixed(0)} ms`);
+      }
+    }
+    inp.log("browser: fresh-server opens done");
+    for (let i = 0; i < inp.repeat; i++) {
+      for (const v of views) {
+        v.warm.push(
+          await once(v.url(), v.pred, v.name === "timeline" ? async (p) => void out.pans.push(await pan(p)) : undefined),
+        );
+      }
+    }
+    inp.log("browser: warm opens and pans done");
+  } finally {
+    await browser?.close();
+    await server?.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  return out;
+}
