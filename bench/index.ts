@@ -278,6 +278,14 @@ async function browserRows(data: BenchData, repeat: number): Promise<void> {
   add(S, "  same, first open after a server restart", median(b.stepFresh), "ms", 1000);
   add(S, "tokens tab, 8k-token sample: navigation → drawn", median(b.tokens), "ms", 1000);
   add(S, "  same, first open after a server restart", median(b.tokensFresh), "ms", 1000);
+  const range = (xs: number[]) => `${fmt(Math.min(...xs), 0)}–${fmt(Math.max(...xs), 0)}`;
+  rows.push({
+    section: S,
+    name: `  (each navigation, ms: timeline ${range(b.timeline)} / ${range(b.timelineFresh)} after restart; step ${range(b.step)} / ${range(b.stepFresh)}; tokens ${range(b.tokens)} / ${range(b.tokensFresh)})`,
+    value: "",
+    target: "",
+    ok: null,
+  });
   log("browser done");
 }
 
