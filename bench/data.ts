@@ -11,7 +11,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { agenticSample, writeRolloutDump, writeTrainDumps, type DemoSample } from "@/lib/demo/dumps";
+import { agenticSample, sampleEvent, writeRolloutDump, writeTrainDumps, type DemoSample } from "@/lib/demo/dumps";
 import { FLEET_METRICS_FULL, writeFleetRun } from "@/lib/demo/fleet";
 import { DEMO_GENERATOR_VERSION } from "@/lib/demo/generate";
 import { Rng } from "@/lib/demo/prng";
@@ -121,15 +121,8 @@ async function writeLifecycle(dir: string, samples: readonly DemoSample[], r0: n
   const writer = await RunWriter.open({ dashDir: path.join(dir, "dashboard"), meta: { run_name: "bench-dumps", start_ts: r0 - 60, args: {} } });
   const events: TrajectoryEvent[] = [];
   for (const s of samples) {
-    const ev = (ts: number, kind: TrajectoryEvent["kind"], turn: number, version: string, detail = ""): TrajectoryEvent => ({
-      ts: Math.round(ts * 1000) / 1000,
-      kind,
-      sample_index: s.index,
-      group_index: s.groupIndex,
-      turn,
-      weight_version: version,
-      detail,
-    });
+    const ev = (ts: number, kind: TrajectoryEvent["kind"], turn: number, version: string, detail = "") =>
+      sampleEvent(s, Math.round(ts * 1000) / 1000, kind, turn, version, detail);
     let t = r0 + (s.index % 120) * 0.5;
     const v0 = s.weightVersions[0] ?? "0";
     events.push(ev(t, "attempt_start", -1, v0), ev(t + 0.2, "gen_start", -1, v0));

@@ -18,6 +18,7 @@ import { ptBytes, pyFloat, tensorOf, type TensorSpec } from "@/lib/testing/pt-wr
 import { clamp, type Rng } from "./prng";
 import { renderPrompt, renderResponse, toMessages, toPromptMessages, type Conversation } from "./text";
 import type { DemoTokenizer } from "./tokenizer";
+import type { TrajectoryEvent } from "@/lib/store/writer/records";
 
 export type SampleStatus = "completed" | "truncated" | "aborted" | "failed";
 
@@ -47,6 +48,18 @@ export interface DemoSample {
   response: string;
   messages: Record<string, unknown>[] | null;
   family: string;
+}
+
+/** One lifecycle event of a sample (formats.md §4.8). */
+export function sampleEvent(
+  s: Pick<DemoSample, "index" | "groupIndex">,
+  ts: number,
+  kind: TrajectoryEvent["kind"],
+  turn: number,
+  version: string,
+  detail = "",
+): TrajectoryEvent {
+  return { ts, kind, sample_index: s.index, group_index: s.groupIndex, turn, weight_version: version, detail };
 }
 
 export interface SampleOptions {

@@ -18,7 +18,7 @@ import { RunWriter } from "@/lib/store/writer/run-writer";
 import { pyFloat, type PyValue } from "@/lib/store/writer/python-json";
 import type { MetricsRecord, TrajectoryEvent } from "@/lib/store/writer/records";
 import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase, DEMO_ENGINE_METRICS } from "./cluster";
-import { agenticSample, writeRolloutDump, writeTrainDumps, type DemoSample } from "./dumps";
+import { agenticSample, sampleEvent, writeRolloutDump, writeTrainDumps, type DemoSample } from "./dumps";
 import { Rng, round } from "./prng";
 import { corpusWords, makeConversation } from "./text";
 import { DemoTokenizer } from "./tokenizer";
@@ -439,15 +439,7 @@ export async function writeQwenTelemetry(runDir: string, plan: QwenPlan, nowS: n
 
 function feedAttempt(em: SimEmitter, a: Attempt, at: (t: number) => number, aborted: boolean): void {
   const s = a.sample;
-  const ev = (ts: number, kind: TrajectoryEvent["kind"], turn: number, version: string, detail = ""): TrajectoryEvent => ({
-    ts: at(ts),
-    kind,
-    sample_index: s.index,
-    group_index: s.groupIndex,
-    turn,
-    weight_version: version,
-    detail,
-  });
+  const ev = (ts: number, kind: TrajectoryEvent["kind"], turn: number, version: string, detail = "") => sampleEvent(s, at(ts), kind, turn, version, detail);
   const versionBefore = (k: number) => (k === 0 ? (s.weightVersions.length > a.versions.length ? s.weightVersions[0]! : "") : a.versions[k - 1]!);
   const events: TrajectoryEvent[] = [ev(a.start, "attempt_start", -1, versionBefore(0)), ev(a.admitted, "gen_start", -1, versionBefore(0))];
   a.turns.forEach((t, k) => {
