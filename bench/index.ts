@@ -184,7 +184,8 @@ async function benchReadSide(data: BenchData, t0: number, t1: number, repeat: nu
   for (const q of QUERIES) add("warm", `${LABEL[q]} (py ${PYTHON_MS[q].warm} ms)`, w[q], "ms", PYTHON_MS[q].warm / 10, "le", 1);
   add("memory", "RSS after all queries", warm.rssMb, "MB", 300);
   add("memory", "bytes per resident gpu_util row", warm.gpuBytes / Math.max(1, warm.gpuRows), "B", 12, "le", 1);
-  add("memory", "bytes per resident engine_series row", warm.engBytes / Math.max(1, warm.engRows), "B", 12, "le", 1);
+  if (warm.engRows > 0) add("memory", "bytes per resident engine_series row (overlay metric loaded)", warm.engBytes / warm.engRows, "B", 12, "le", 1);
+  else rows.push({ section: "memory", name: "bytes per resident engine_series row: no engine rows resident", value: "—", target: "≤ 12.0 B", ok: false });
   rows.push({ section: "memory", name: `  (${fmt(warm.gpuRows, 0)} gpu rows, ${fmt(warm.engRows, 0)} engine rows resident)`, value: "", target: "", ok: null });
   log("warm queries done");
 

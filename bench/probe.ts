@@ -9,10 +9,10 @@
  */
 import path from "node:path";
 import { getAdvisory } from "@/lib/advisory";
-import { GetFleetQuery, GetGpuQuery, GetHeatmapQuery, GetPhasesQuery } from "@/lib/contracts/telemetry";
+import { GetEngineSeriesQuery, GetFleetQuery, GetGpuQuery, GetHeatmapQuery, GetPhasesQuery } from "@/lib/contracts/telemetry";
 import { openDumpReader } from "@/lib/store/dumps";
 import { openMetricStore, type MetricStore } from "@/lib/store/telemetry";
-import { getFleet, getGpu, getHeatmapFrame, getPhases } from "@/lib/timeline/api";
+import { getEngineSeries, getFleet, getGpu, getHeatmapFrame, getPhases } from "@/lib/timeline/api";
 
 export const QUERIES = ["phases", "gpu32", "fleet", "heatmap_util", "advisory"] as const;
 export type QueryName = (typeof QUERIES)[number];
@@ -54,16 +54,21 @@ const median = (xs: number[]): number => {
 };
 
 /** Bytes and rows of the gpu_util / engine_series column blocks resident for a window. */
-async function residentColumns(store: MetricStore, t0: number, t1: number) {
+async function residentColumns(store: MetricStore, run: string, t0: number, t1: number) {
   let gpuBytes = 0;
   let gpuRows = 0;
   for (const b of await store.gpuUtil.window(t0, t1)) {
     gpuBytes += b.byteLength();
     gpuRows += b.rows;
   }
+  // Engine rows: with the binary cache, engine queries are answered from cached folded
+  // parts and no raw column is resident, so the raw columns are measured on a store
+  // without the cache, after the timeline overlay's query over the same window.
+  const raw = openStore(run, null);
+  await getEngineSeries(raw, GetEngineSeriesQuery.parse({ metric: "sglang_num_running_reqs", t0: String(t0), t1: String(t1), max_points: "4000" }));
   let engBytes = 0;
   let engRows = 0;
-  for (const b of await store.engine.window(t0, t1)) {
+  for (const b of await raw.engine.window(t0, t1)) {
     engBytes += b.byteLength();
     for (const c of b.metrics.values()) engRows += c.rows;
   }
@@ -99,9 +104,10 @@ async function main(task: ProbeTask): Promise<Record<string, unknown>> {
         }
         warm[q] = median(times);
       }
-      const cols = await residentColumns(store, task.t0, task.t1);
+      // RSS first: the column count below opens a second (uncached) store
       global.gc?.();
       const mem = process.memoryUsage();
+      const cols = await residentColumns(store, task.run, task.t0, task.t1);
       return { first, warm, ...cols, rssMb: mem.rss / 1048576, heapMb: mem.heapUsed / 1048576, externalMb: mem.external / 1048576 };
     }
     case "prime": {
