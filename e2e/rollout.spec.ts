@@ -10,6 +10,23 @@ const count = (page: Page) => page.getByTestId("dt-count").first();
 const samplesTable = (page: Page) => page.getByRole("table", { name: /^Samples of step/ });
 
 test.describe("Rollouts step view", () => {
+  test("the server render preloads the step's data; each answer is fetched once; the view says when it is drawn", async ({ page }) => {
+    const apiCalls: string[] = [];
+    page.on("request", (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith("/api/rollout/")) apiCalls.push(u.pathname);
+    });
+    await page.goto(`${RUN}/rollout/1`);
+    await expect(page.locator(".rv")).toHaveAttribute("data-state", "ready");
+    for (const c of await page.locator(".rv canvas").all()) await expect(c).toHaveAttribute("data-painted", "data");
+    const preloaded = await page.locator('link[rel="preload"][as="fetch"]').evaluateAll((ls) => ls.map((l) => new URL((l as HTMLLinkElement).href).pathname));
+    for (const p of ["/api/rollout/1/summary", "/api/rollout/1/groups", "/api/rollout/1/trajectories"]) {
+      expect(preloaded, p).toContain(p);
+      expect(apiCalls.filter((c) => c === p), p).toHaveLength(1);
+    }
+  });
+
+
   test("opens the newest train step with stats, anatomy, scatter and the sample table", async ({ page }) => {
     await page.goto(`${RUN}/rollout`);
     await expect(page).toHaveURL(/\/rollout\/2$/);

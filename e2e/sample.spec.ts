@@ -7,6 +7,23 @@ const SCREENS = process.env.RV_SCREENS ?? E2E.screenshots;
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENS}/${name}.png`, fullPage: true });
 
 test.describe("Sample view", () => {
+  test("a deep link to the tokens tab preloads its data, and each answer is fetched once (one audit entry)", async ({ page }) => {
+    const apiCalls: string[] = [];
+    page.on("request", (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith("/api/rollout/")) apiCalls.push(u.pathname);
+    });
+    await page.goto(`${RUN}/rollout/0/sample/1?tab=tokens`);
+    await expect(page.getByTestId("token-strip").locator(".ts-tok").first()).toBeVisible();
+    await expect(page.locator(".sv-tokens canvas")).toHaveAttribute("data-painted", "data");
+    const preloaded = await page.locator('link[rel="preload"][as="fetch"]').evaluateAll((ls) => ls.map((l) => new URL((l as HTMLLinkElement).href).pathname));
+    for (const p of ["/api/rollout/0/sample/1/tokens", "/api/rollout/0/sample/1/messages", "/api/rollout/0/summary"]) {
+      expect(preloaded, p).toContain(p);
+      expect(apiCalls.filter((c) => c === p), p).toHaveLength(1);
+    }
+  });
+
+
   test("conversation with a tool-call chip, tokens tab, colour metric, chart zoom, group navigation", async ({ page }) => {
     await page.goto(`${RUN}/rollout/0`);
     await page.getByRole("table", { name: /^Samples of step/ }).getByRole("link", { name: "0", exact: true }).click();

@@ -9,7 +9,8 @@ import type { ColumnFiltersState, SortingState, Updater } from "@tanstack/react-
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useMemo } from "react";
-import { useRolloutGroups, useRolloutIds, useRolloutSummary, useTrajectories } from "@/lib/client/rollout-queries";
+import { preloadData } from "@/lib/client/preload";
+import { rolloutUrls, useRolloutGroups, useRolloutIds, useRolloutSummary, useTrajectories } from "@/lib/client/rollout-queries";
 import { anatomyDensity, isAnatomySort, prepareAnatomy, type LaneFacts } from "@/lib/rollout-view/anatomy";
 import { defaultVisibleSampleColumns, isRemovedSample, isZeroStdGroup, prepareSampleRows, sampleColumnIds, type SampleTableRow } from "@/lib/rollout-view/columns";
 import { matchesFilter } from "@/lib/rollout-view/filter";
@@ -47,6 +48,12 @@ export function RolloutStepClient({ runId, step, evaluation, ids: initialIds, li
   const { params, replace } = useUrlState();
   const idsQ = useRolloutIds(runId, initialIds, live);
   const ids = idsQ.data;
+  // Preload (server render) what the step's first screen shows.
+  preloadData([
+    rolloutUrls.summary(runId, step, evaluation),
+    rolloutUrls.groups(runId, step, evaluation),
+    ...(evaluation ? [] : [rolloutUrls.trajectories(runId, step, null)]),
+  ]);
   const summary = useRolloutSummary(runId, step, evaluation);
   const groups = useRolloutGroups(runId, step, evaluation);
   const traj = useTrajectories(runId, step, null, !evaluation);

@@ -8,7 +8,8 @@
  */
 import { Link } from "@/components/shell/Link";
 import { useMemo } from "react";
-import { useRolloutSummary, useSampleMessages, useSampleTokens, useTrajectories } from "@/lib/client/rollout-queries";
+import { preloadData } from "@/lib/client/preload";
+import { rolloutUrls, useRolloutSummary, useSampleMessages, useSampleTokens, useTrajectories } from "@/lib/client/rollout-queries";
 import type { Range } from "@/lib/rollout-view/chart";
 import { prepareAnatomy } from "@/lib/rollout-view/anatomy";
 import { prepareConversation } from "@/lib/rollout-view/conversation";
@@ -54,6 +55,12 @@ export function SampleClient({ runId, step, evaluation, sampleIndex }: SampleCli
   const range = parseRange(params.get("range"));
   const wantTokens = tab === "tokens" || turnsParam === "1";
   const start = page * TOKEN_PAGE;
+  // Preload (server render) the conversation, and the tokens when the URL opens their tab.
+  preloadData([
+    rolloutUrls.messages(runId, step, evaluation, sampleIndex),
+    ...(wantTokens ? [rolloutUrls.tokens(runId, step, evaluation, sampleIndex, start, start + TOKEN_PAGE)] : []),
+    rolloutUrls.summary(runId, step, evaluation),
+  ]);
   const tokensQ = useSampleTokens(runId, step, evaluation, sampleIndex, start, start + TOKEN_PAGE, wantTokens);
   const tokens = useMemo(() => (tokensQ.data ? prepareTokens(tokensQ.data) : null), [tokensQ.data]);
   // Per-turn metrics: on when asked for, and by default once the tokens are loaded anyway.

@@ -13,7 +13,6 @@
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { preload } from "react-dom";
 import type { Meta, TopologyResponse } from "@/lib/charts/api-shapes";
 import { formatCompact } from "@/lib/charts/format";
 import {
@@ -40,6 +39,7 @@ import {
   zoomAround,
 } from "@/lib/charts/timeline-viewport";
 import { ApiClientError } from "@/lib/client/fetcher";
+import { preloadData } from "@/lib/client/preload";
 import {
   fetchOutliers,
   useAdvisory,
@@ -281,15 +281,13 @@ function TimelineBody({
   const heatmap = useHeatmap(runId, st.carpet, fetched, carpetBuckets, { enabled: !manyLanes && topology.isSuccess, follow });
   const fleet = useFleet(runId, fetched, fleetBuckets, { enabled: manyLanes, follow });
 
-  // Server render only: preload the heaviest data of the first window (the lanes' phases,
-  // GPU series and overlay), so the browser fetches it while it is still loading this
-  // page's JavaScript. Only these three: HTTP/1.1 gives a page 6 connections, and the
-  // scripts must not queue behind data requests. The URLs are the ones the hooks above
-  // request (timelineUrls), so their fetches reuse the preloaded answers.
-  if (typeof window === "undefined" && hasLanes) {
-    const urls = [timelineUrls.gpu(runId, fetched, dataLanes, GPU_MAX_POINTS), timelineUrls.phases(runId, fetched, dataLanes)];
-    if (ovMetric) urls.push(timelineUrls.engine(runId, ovMetric, GPU_MAX_POINTS, false, fetched));
-    for (const u of urls) preload(u, { as: "fetch", crossOrigin: "anonymous" });
+  // Preload (server render) the lanes' heaviest data: phases, GPU series, overlay.
+  if (hasLanes) {
+    preloadData([
+      timelineUrls.gpu(runId, fetched, dataLanes, GPU_MAX_POINTS),
+      timelineUrls.phases(runId, fetched, dataLanes),
+      ...(ovMetric ? [timelineUrls.engine(runId, ovMetric, GPU_MAX_POINTS, false, fetched)] : []),
+    ]);
   }
 
   // ---- steps, advisory, mfu

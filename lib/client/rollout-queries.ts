@@ -38,10 +38,21 @@ function url(path: string, params: Record<string, string | number | boolean | nu
 
 const base = (step: number) => `/api/rollout/${step}`;
 
+/** The URLs the hooks below fetch (also preloaded by the views' server render). */
+export const rolloutUrls = {
+  summary: (runId: string, step: number, evaluation: boolean) => url(`${base(step)}/summary`, { run: runId, eval: evaluation }),
+  groups: (runId: string, step: number, evaluation: boolean) => url(`${base(step)}/groups`, { run: runId, eval: evaluation }),
+  trajectories: (runId: string, step: number, sampleIndex: number | null) => url(`${base(step)}/trajectories`, { run: runId, sample_index: sampleIndex }),
+  messages: (runId: string, step: number, evaluation: boolean, sampleIndex: number) =>
+    url(`${base(step)}/sample/${sampleIndex}/messages`, { run: runId, eval: evaluation }),
+  tokens: (runId: string, step: number, evaluation: boolean, sampleIndex: number, start: number, end: number | null) =>
+    url(`${base(step)}/sample/${sampleIndex}/tokens`, { run: runId, start, end, eval: evaluation }),
+};
+
 function summaryQuery(runId: string, step: number, evaluation: boolean) {
   return {
     queryKey: rolloutKeys.summary(runId, step, evaluation),
-    queryFn: async () => toSummaryView(await apiJson<GetRolloutSummaryResponse>(url(`${base(step)}/summary`, { run: runId, eval: evaluation }))),
+    queryFn: async () => toSummaryView(await apiJson<GetRolloutSummaryResponse>(rolloutUrls.summary(runId, step, evaluation))),
     staleTime: DUMP_STALE_MS,
   };
 }
@@ -64,7 +75,7 @@ export function useRolloutSummary(runId: string, step: number, evaluation: boole
 export function useRolloutGroups(runId: string, step: number, evaluation: boolean) {
   return useQuery({
     queryKey: rolloutKeys.groups(runId, step, evaluation),
-    queryFn: async () => toGroupsView(await apiJson<GetRolloutGroupsResponse>(url(`${base(step)}/groups`, { run: runId, eval: evaluation }))),
+    queryFn: async () => toGroupsView(await apiJson<GetRolloutGroupsResponse>(rolloutUrls.groups(runId, step, evaluation))),
     staleTime: DUMP_STALE_MS,
     placeholderData: keepPreviousData,
   });
@@ -74,7 +85,7 @@ export function useRolloutGroups(runId: string, step: number, evaluation: boolea
 export function useTrajectories(runId: string, step: number, sampleIndex: number | null, enabled: boolean) {
   return useQuery({
     queryKey: rolloutKeys.trajectories(runId, step, sampleIndex),
-    queryFn: () => apiJson<GetRolloutTrajectoriesResponse>(url(`${base(step)}/trajectories`, { run: runId, sample_index: sampleIndex })),
+    queryFn: () => apiJson<GetRolloutTrajectoriesResponse>(rolloutUrls.trajectories(runId, step, sampleIndex)),
     staleTime: DUMP_STALE_MS,
     enabled,
   });
@@ -83,7 +94,7 @@ export function useTrajectories(runId: string, step: number, sampleIndex: number
 export function useSampleMessages(runId: string, step: number, evaluation: boolean, sampleIndex: number) {
   return useQuery({
     queryKey: rolloutKeys.messages(runId, step, evaluation, sampleIndex),
-    queryFn: () => apiJson<GetSampleMessagesResponse>(url(`${base(step)}/sample/${sampleIndex}/messages`, { run: runId, eval: evaluation })),
+    queryFn: () => apiJson<GetSampleMessagesResponse>(rolloutUrls.messages(runId, step, evaluation, sampleIndex)),
     staleTime: DUMP_STALE_MS,
   });
 }
@@ -92,7 +103,7 @@ export function useSampleMessages(runId: string, step: number, evaluation: boole
 export function useSampleTokens(runId: string, step: number, evaluation: boolean, sampleIndex: number, start: number, end: number | null, enabled: boolean) {
   return useQuery({
     queryKey: rolloutKeys.tokens(runId, step, evaluation, sampleIndex, start, end),
-    queryFn: () => apiJson<GetSampleTokensResponse>(url(`${base(step)}/sample/${sampleIndex}/tokens`, { run: runId, start, end, eval: evaluation })),
+    queryFn: () => apiJson<GetSampleTokensResponse>(rolloutUrls.tokens(runId, step, evaluation, sampleIndex, start, end)),
     staleTime: DUMP_STALE_MS,
     enabled,
     placeholderData: keepPreviousData,
