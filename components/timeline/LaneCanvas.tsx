@@ -2,8 +2,9 @@
 
 /**
  * Per-GPU lanes: a sticky time axis (visx) over one canvas per lane. Lanes redraw in the
- * next animation frame when the viewport moves, and lanes scrolled out of sight skip the
- * work until they come back (IntersectionObserver), so a 32-lane pan stays cheap.
+ * next animation frame when the viewport moves, and lanes scrolled out of sight skip
+ * those frames until they come back or the view rests (IntersectionObserver), so a
+ * 32-lane pan stays cheap. New data paints every lane at once.
  *
  * Interactions: drag = pan; Ctrl/⌘ + wheel (or plain wheel once the lanes have focus) =
  * zoom around the cursor; double-click = latest window; hover = lane inspection.
@@ -73,7 +74,7 @@ const LaneRowCanvas = memo(function LaneRowCanvas(props: {
 }) {
   const ref = useRef<HTMLCanvasElement>(null);
   const { lane, model, store, theme, width, mem, T0, T1 } = props;
-  // Visibility outlives data changes: a new model repaints only the lanes in sight at once.
+  // Visibility outlives data changes (it decides which lanes follow a moving viewport).
   const seen = useRef({ visible: true, dirty: false, redraw: () => {} });
   // External system: the page's scroll position (is this lane on screen?).
   useEffect(() => {
@@ -159,6 +160,8 @@ const LaneRowCanvas = memo(function LaneRowCanvas(props: {
       tileTimer = setTimeout(() => scheduleWork(tileJob, buildTile), TILE_DELAY_MS);
     };
     seenState.redraw = () => draw();
+    // New data, size or theme: every lane paints now, in sight or not, so the view is
+    // complete in one go (data-painted); only viewport frames skip off-screen lanes.
     draw(true);
     const unsub = subscribeFrames(store, () => draw());
     return () => {
