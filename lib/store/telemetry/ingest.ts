@@ -281,6 +281,38 @@ function lineEnd(buf: Uint8Array, at: number, end: number): number {
   return at >= 0 && at + 1 < end && buf[at] === 125 && buf[at + 1] === 10 ? at + 1 : -1;
 }
 
+/**
+ * What the three scanners share: one chunk at a time, the fast decoder for the stream's
+ * own compact line shape and the generic JSON path for anything else, into `block`.
+ * The two callbacks are created once (no closure per chunk on this hot path).
+ */
+abstract class LineScanner<B> {
+  private buf: Buffer = Buffer.alloc(0);
+  private block: B | null = null;
+  private readonly fastFn = (pos: number, end: number) => this.fast(this.buf, pos, end, this.block!);
+  private readonly slowFn = (rec: unknown) => this.slow(rec, this.block!);
+
+  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: B): IngestResult {
+    this.buf = buf;
+    this.block = block;
+    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
+    this.buf = Buffer.alloc(0);
+    this.block = null;
+    this.flush(block);
+    return res;
+  }
+
+  /**
+   * The line at `pos` (bounded by the chunk end): index of its `\n` when it is in the
+   * compact shape and decoded, else -1 (the generic path decides).
+   */
+  abstract fast(buf: Uint8Array, pos: number, end: number, block: B): number;
+  /** One generically parsed record; false = not a record of this stream. */
+  protected abstract slow(rec: unknown, block: B): boolean;
+  /** After the chunk: move staged rows into the block (scanners that stage). */
+  protected flush(_block: B): void {}
+}
+
 // ---------------------------------------------------------------------------------------
 // gpu_util: {"ts":…,"node":"…","gpu":…,"util":…,"mem_mb":…,"power_w":…}
 
@@ -291,30 +323,25 @@ const P_UTIL = enc(',"util":');
 const P_MEM = enc(',"mem_mb":');
 const P_POW = enc(',"power_w":');
 
-export class GpuLineScanner {
+export class GpuLineScanner extends LineScanner<GpuBlock> {
   private readonly nodeNames: string[] = [];
   private readonly nodes = new FastInterner((s) => this.nodeNames.push(s) - 1);
   /** node id → gpu → lane id */
   private readonly laneCache: number[][] = [];
   private readonly stage = new GpuStage();
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly fastFn = (pos: number, end: number) => this.fast(this.buf, pos, end);
-  private readonly slowFn = (rec: unknown) => addGpuRecord(this.stage, this.dicts, rec);
 
-  constructor(private readonly dicts: Dicts) {}
-
-  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: GpuBlock): IngestResult {
-    this.buf = buf;
-    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
-    this.buf = Buffer.alloc(0);
-    block.appendStage(this.stage);
-    return res;
+  constructor(private readonly dicts: Dicts) {
+    super();
   }
 
-  /**
-   * The line at `pos` (bounded by the chunk end): index of its `\n` when it is in the
-   * compact shape and decoded, else -1 (the generic path decides).
-   */
+  protected slow(rec: unknown): boolean {
+    return addGpuRecord(this.stage, this.dicts, rec);
+  }
+
+  protected flush(block: GpuBlock): void {
+    block.appendStage(this.stage);
+  }
+
   fast(buf: Uint8Array, pos: number, end: number): number {
     if (!lit(buf, pos, P_TS)) return -1;
     const ts = readNumber(buf, pos + P_TS.length, end);
@@ -349,7 +376,7 @@ const E_METRIC = enc('","metric":"');
 const E_LABELS = enc('","labels":');
 const E_VALUE = enc(',"value":');
 
-export class EngineLineScanner {
+export class EngineLineScanner extends LineScanner<EngineBlock> {
   private readonly addrNames: string[] = [];
   private readonly addrs = new FastInterner((s) => this.addrNames.push(s) - 1);
   private readonly metrics: FastInterner;
@@ -366,20 +393,18 @@ export class EngineLineScanner {
   /** addr id * 2^16 + labels id → series id */
   private readonly series = new Map<number, number>();
   private readonly stage = new EngineStage();
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly fastFn = (pos: number, end: number) => this.fast(this.buf, pos, end);
-  private readonly slowFn = (rec: unknown) => addEngineRecord(this.stage, this.dicts, rec);
 
   constructor(private readonly dicts: Dicts) {
+    super();
     this.metrics = new FastInterner((s) => dicts.metrics.id(s));
   }
 
-  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: EngineBlock): IngestResult {
-    this.buf = buf;
-    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
-    this.buf = Buffer.alloc(0);
+  protected slow(rec: unknown): boolean {
+    return addEngineRecord(this.stage, this.dicts, rec);
+  }
+
+  protected flush(block: EngineBlock): void {
     block.appendStage(this.stage);
-    return res;
   }
 
   fast(buf: Uint8Array, pos: number, end: number): number {
@@ -434,32 +459,22 @@ const F_GPUS = enc('","gpus":[');
 const F_RANK = enc(',"rank":');
 const F_ROLE = enc(',"role":"');
 
-export class PhaseLineScanner {
+export class PhaseLineScanner extends LineScanner<PhaseBlock> {
   private readonly strings: FastInterner[];
   private gpus = new Float64Array(64);
-  private block: PhaseBlock | null = null;
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly fastFn = (pos: number, end: number) => this.fast(this.buf, pos, end, this.block!);
-  private readonly slowFn = (rec: unknown) => {
-    const ev = decodePhase(rec);
-    if (ev === null) return false;
-    this.block!.add(ev);
-    return true;
-  };
 
   constructor(dicts: Dicts) {
+    super();
     // one predictor per field (name, node, role), one shared string table
     const s = dicts.phaseStrings;
     this.strings = [0, 1, 2].map(() => new FastInterner((text) => s.id(text)));
   }
 
-  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: PhaseBlock): IngestResult {
-    this.buf = buf;
-    this.block = block;
-    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
-    this.buf = Buffer.alloc(0);
-    this.block = null;
-    return res;
+  protected slow(rec: unknown, block: PhaseBlock): boolean {
+    const ev = decodePhase(rec);
+    if (ev === null) return false;
+    block.add(ev);
+    return true;
   }
 
   fast(buf: Uint8Array, pos: number, end: number, block: PhaseBlock): number {
