@@ -1,6 +1,6 @@
 /**
- * Canvas helpers: size a canvas for the device pixel ratio and return a context whose
- * units are CSS pixels. Resizing the bitmap only when the size really changed avoids a
+ * Canvas helpers: size a canvas (bitmap for the device pixel ratio, capped at 3, and its
+ * CSS box) and return a context whose units are CSS pixels. Resizing the bitmap only when the size really changed avoids a
  * realloc per frame during pan.
  */
 export function prepareCanvas(canvas: HTMLCanvasElement, cssW: number, cssH: number): CanvasRenderingContext2D | null {
@@ -9,7 +9,17 @@ export function prepareCanvas(canvas: HTMLCanvasElement, cssW: number, cssH: num
   const h = Math.max(1, Math.round(cssH * dpr));
   if (canvas.width !== w) canvas.width = w;
   if (canvas.height !== h) canvas.height = h;
-  const ctx = canvas.getContext("2d");
+  // CSS size too (only when it changed: a style write per pan frame would cost a restyle)
+  const sw = `${cssW}px`;
+  const sh = `${cssH}px`;
+  if (canvas.style.width !== sw) canvas.style.width = sw;
+  if (canvas.style.height !== sh) canvas.style.height = sh;
+  let ctx: CanvasRenderingContext2D | null = null;
+  try {
+    ctx = canvas.getContext("2d");
+  } catch {
+    ctx = null; // jsdom without a canvas backend
+  }
   if (!ctx) return null;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, cssW, cssH);

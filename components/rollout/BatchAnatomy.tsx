@@ -24,8 +24,10 @@ import {
   type View,
 } from "@/lib/rollout-view/anatomy";
 import { formatElapsed } from "@/lib/rollout-view/format";
-import { markPainted } from "@/components/charts/canvas";
-import { MONO_FONT, prepareCanvas, readThemeColors, useElementWidth, useThemeName } from "./canvas";
+import { markPainted, prepareCanvas } from "@/components/charts/canvas";
+import { MONO_FONT, readThemeColors } from "./canvas";
+import { useThemeName } from "@/components/charts/use-chart-theme";
+import { useElementWidth } from "@/components/charts/use-element-width";
 import { Tooltip, type TooltipState } from "./Tooltip";
 
 export interface BatchAnatomyProps {

@@ -25,8 +25,10 @@ import {
   type Zoom,
 } from "@/lib/rollout-view/chart";
 import { formatTick } from "@/lib/rollout-view/format";
-import { markPainted } from "@/components/charts/canvas";
-import { MONO_FONT, prepareCanvas, readThemeColors, useElementWidth, useThemeName } from "./canvas";
+import { markPainted, prepareCanvas } from "@/components/charts/canvas";
+import { MONO_FONT, readThemeColors } from "./canvas";
+import { useThemeName } from "@/components/charts/use-chart-theme";
+import { useElementWidth } from "@/components/charts/use-element-width";
 import { Tooltip, type TooltipState } from "./Tooltip";
 
 const BOTTOM = MARGIN.bottom + 12; // room for the x-axis title

@@ -10,7 +10,8 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import type { Range } from "@/lib/rollout-view/chart";
 import { layoutLines, statColor, tokenTooltip, type StatScale, type TokenModel } from "@/lib/rollout-view/tokens";
-import { MONO_FONT, useElementWidth } from "@/components/rollout/canvas";
+import { useElementWidth } from "@/components/charts/use-element-width";
+import { MONO_FONT } from "@/components/rollout/canvas";
 import { Tooltip, type TooltipState } from "@/components/rollout/Tooltip";
 
 const LINE_H = 25;

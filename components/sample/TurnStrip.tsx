@@ -5,7 +5,10 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { statColor, tokenTooltip, type StatScale, type TokenModel } from "@/lib/rollout-view/tokens";
-import { prepareCanvas, readThemeColors, useElementWidth, useThemeName } from "@/components/rollout/canvas";
+import { prepareCanvas } from "@/components/charts/canvas";
+import { useThemeName } from "@/components/charts/use-chart-theme";
+import { useElementWidth } from "@/components/charts/use-element-width";
+import { readThemeColors } from "@/components/rollout/canvas";
 import { Tooltip, type TooltipState } from "@/components/rollout/Tooltip";
 
 export function TurnStrip({ model, range, scale, onOpen, label }: { model: TokenModel; range: readonly [number, number]; scale: StatScale | null; onOpen: () => void; label: string }) {
