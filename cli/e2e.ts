@@ -2,8 +2,8 @@
  * `npm run test:e2e`: the browser suite against a real production server.
  * 1. Chromium present (installed from Debian when possible);
  * 2. a fresh build when sources are newer than the last one;
- * 3. a temp data dir with the generated demo runs (and, when ../shared exists, a copy of
- *    the real miles fixture run), a user and an API token;
+ * 3. a temp data dir with the generated demo runs and a copy of the real miles fixture run
+ *    (fixtures/miles-demo, shipped in the repo), a user and an API token;
  * 4. `playwright test`, then the server is stopped whatever happened.
  */
 import { spawnSync } from "node:child_process";
@@ -13,6 +13,7 @@ import path from "node:path";
 import { openDatabase } from "@/lib/server/db";
 import { addUser, createToken, randomPasswordForTests } from "@/lib/testing/users";
 import { generateDemoRuns } from "@/lib/demo/generate";
+import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 import { ensureChromium } from "./chromium";
 import { buildIsStale, removeBuild } from "./build-freshness";
 import { CliError, fail } from "./common";
@@ -28,12 +29,9 @@ async function main(): Promise<void> {
   const runsRoot = path.join(work, "runs");
   fs.mkdirSync(runsRoot, { recursive: true });
   await generateDemoRuns(runsRoot, { nowS: Date.now() / 1000 });
-  const fixture = path.resolve(APP_ROOT, "../shared/fixtures/miles-demo");
-  if (fs.existsSync(fixture)) {
-    const dest = path.join(runsRoot, "miles-demo");
-    fs.cpSync(fixture, dest, { recursive: true });
-    ageTree(dest, new Date("2026-01-01T00:00:00Z"));
-  }
+  const dest = path.join(runsRoot, "miles-demo");
+  fs.cpSync(MILES_DEMO_RUN, dest, { recursive: true });
+  ageTree(dest, new Date("2026-01-01T00:00:00Z"));
 
   const db = openDatabase(dataDir);
   const password = randomPasswordForTests();

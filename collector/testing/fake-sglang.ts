@@ -1,14 +1,15 @@
 /**
  * Test helper: node:http servers that answer like SGLang engines / the router,
- * serving the exposition fixtures from `../shared/fixtures/sglang`.
+ * serving the exposition fixtures from `fixtures/sglang`.
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
+import { SGLANG_FIXTURES } from "@/lib/testing/fixtures";
 
-export const SGLANG_FIXTURES = resolve(process.cwd(), "../shared/fixtures/sglang");
+export { SGLANG_FIXTURES };
 
 export function sglangFixture(name: string): string {
   return readFileSync(resolve(SGLANG_FIXTURES, name), "utf8");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HeatmapHeader } from "@/lib/charts/api-shapes";
-import { golden, hasGolden } from "@/lib/charts/golden";
+import { golden } from "@/lib/testing/golden";
 import { bucketAt, carpetLut, carpetScaleText, cellText, prepareCarpet, rowHeightFor, rowIdentity } from "@/lib/charts/prepare-carpet";
 
 const lane = (index: number, node: string, roles: string[]) => ({ node, gpu: index % 4, index, roles });
@@ -42,7 +42,7 @@ describe("carpet geometry", () => {
   });
 });
 
-describe.skipIf(!hasGolden())("carpet on the fixture run", () => {
+describe("carpet on the fixture run", () => {
   it("decodes the phase carpet", () => {
     const body = golden<{ header: HeatmapHeader; matrix: number[] }>("/api/timeline/heatmap?metric=phase&t0=1000000.0&t1=1000329.0&x_buckets=100");
     const m = prepareCarpet(body.header, Uint8Array.from(body.matrix), "dark");

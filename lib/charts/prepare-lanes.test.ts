@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineSeriesResponse, GpuResponse, PhasesResponse, TopologyResponse } from "@/lib/charts/api-shapes";
-import { golden, hasGolden } from "@/lib/charts/golden";
+import { golden } from "@/lib/testing/golden";
 import { engineForLane, gpuColumns, gpuSampleAt, overlayAt, phasesAt, phaseTrack, prepareLanes, prepareProcessTracks, processesAt } from "@/lib/charts/prepare-lanes";
 
 describe("phaseTrack", () => {
@@ -48,7 +48,7 @@ describe("engineForLane", () => {
   });
 });
 
-describe.skipIf(!hasGolden())("prepareLanes on the fixture run", () => {
+describe("prepareLanes on the fixture run", () => {
   it("builds four lanes with phases, util, memory and the overlay", () => {
     const topo = golden<TopologyResponse>("/api/timeline/topology");
     const phases = golden<PhasesResponse>("/api/timeline/phases?t0=1000000.0&t1=1000329.0").phases;

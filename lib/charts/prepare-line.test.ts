@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineSeriesResponse, MetricsResponse } from "@/lib/charts/api-shapes";
-import { golden, hasGolden } from "@/lib/charts/golden";
+import { golden } from "@/lib/testing/golden";
 import {
   engineLabel,
   mergeEngineOrder,
@@ -37,7 +37,7 @@ describe("prepareScalarChart", () => {
     expect(a.signature).not.toBe(c.signature);
   });
 
-  it.skipIf(!hasGolden())("lowers the fixture run's /api/metrics answer", () => {
+  it("lowers the fixture run's /api/metrics answer", () => {
     const body = golden<MetricsResponse>(
       "/api/metrics?keys=perf/actor_train_mfu,perf/mfu_peak_tflops,perf/step_time,perf/wait_time_ratio,rollout/rewards_mean,dump/reward_mean,dump/zero_std_group_frac",
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BubblesResponse, FleetResponse } from "@/lib/charts/api-shapes";
 import { freshness } from "@/lib/charts/freshness";
-import { golden, hasGolden } from "@/lib/charts/golden";
+import { golden } from "@/lib/testing/golden";
 import { neighbourStep, prepareSteps, stepAt, stepsInView, waitAlpha } from "@/lib/charts/prepare-bubbles";
 import { compositionAt, prepareFleet } from "@/lib/charts/prepare-fleet";
 import { seriesColor } from "@/lib/charts/palette";
@@ -23,7 +23,7 @@ describe("fleet", () => {
     expect(Number.isNaN(m.p50[3]!)).toBe(true);
     expect(compositionAt(m, 0)).toEqual([{ phase: "rollout", fraction: 0.5 }]);
   });
-  it.skipIf(!hasGolden())("reads the fixture fleet", () => {
+  it("reads the fixture fleet", () => {
     const m = prepareFleet(golden<FleetResponse>("/api/timeline/fleet?t0=1000000.0&t1=1000329.0&x_buckets=50"));
     expect(m.lanes).toBe(4);
     expect(m.hasPhases && m.hasBand).toBe(true);

@@ -4,7 +4,7 @@
  * `dump/*` series of the /api/metrics answer via `stepAggregates()`. The first pass
  * computes and caches every summary; the URLs are then answered a second time from the
  * on-disk summary cache by a fresh reader. Parity rule of
- * shared/tools/parity.py: floats within rel 1e-5 / abs 1e-6, every golden key present
+ * the parity comparison rule: floats within rel 1e-5 / abs 1e-6, every golden key present
  * (extra keys allowed), lists of equal length, status equal with 400 ≡ 422.
  */
 import fs from "node:fs/promises";
@@ -39,9 +39,10 @@ import {
 import { openDumpReader, type DumpReader } from "@/lib/store/dumps";
 import { ageFiles } from "@/lib/store/dumps/test-fixtures";
 import { openMetricStore, type MetricStore } from "@/lib/store/telemetry";
+import { MILES_DEMO_GOLDEN, MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
-const FIXTURE = "/work/shared/fixtures/miles-demo";
-const GOLDEN = "/work/shared/fixtures/miles-demo-expected/golden.json";
+const FIXTURE = MILES_DEMO_RUN;
+const GOLDEN = MILES_DEMO_GOLDEN;
 
 interface GoldenAnswer {
   url: string;

@@ -1,13 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { RunBuilder, type EngineRow } from "@/lib/store/telemetry/testing";
 import { engineMetricNames, engineSeries } from "@/lib/timeline/engine";
+import { SGLANG_FIXTURES } from "@/lib/testing/fixtures";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const SGLANG = path.resolve(here, "../../../shared/fixtures/sglang");
+const SGLANG = SGLANG_FIXTURES;
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -121,7 +120,7 @@ describe("engine series: dp fold and derivations", () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// current SGLang /metrics bodies (shared/fixtures/sglang), scraped like the collector does
+// current SGLang /metrics bodies (fixtures/sglang), scraped like the collector does
 
 const WHITELIST = [
   "sglang_num_running_reqs", "sglang_num_queue_reqs", "sglang_gen_throughput", "sglang_token_usage",

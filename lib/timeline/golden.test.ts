@@ -1,6 +1,6 @@
 /**
  * Parity with the Python server's answers for fixtures/miles-demo (golden.json), with
- * the comparison rule of shared/tools/parity.py: floats rel 1e-5 / abs 1e-6, golden keys
+ * the parity comparison rule: floats rel 1e-5 / abs 1e-6, golden keys
  * must exist in ours (extra keys allowed), lists of equal length, 400 ≡ 422.
  *
  * Parts that need the dump reader (/api/meta `rollout_ids` and `has_tokenizer`, `dump/*`
@@ -19,6 +19,7 @@ import { copyRunWithOldMtimes } from "@/lib/store/telemetry/testing";
 import * as api from "@/lib/timeline/api";
 import type { DumpReader } from "@/lib/store/dumps";
 import type { DumpSource } from "@/lib/timeline/dump-source";
+import { MILES_DEMO_GOLDEN, MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
 // The dump reader must satisfy the interface the telemetry side codes against.
 export type DumpReaderIsDumpSource = DumpReader extends DumpSource ? true : never;
@@ -26,9 +27,8 @@ const _dumpReaderFits: DumpReaderIsDumpSource = true;
 void _dumpReaderFits;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SHARED = path.resolve(here, "../../../shared");
-const FIXTURE = path.join(SHARED, "fixtures/miles-demo");
-const GOLDEN = path.join(SHARED, "fixtures/miles-demo-expected/golden.json");
+const FIXTURE = MILES_DEMO_RUN;
+const GOLDEN = MILES_DEMO_GOLDEN;
 const DUMPS_INDEX = path.resolve(here, "../store/dumps/index.ts");
 
 interface Golden {

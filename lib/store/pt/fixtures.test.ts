@@ -1,6 +1,5 @@
 /**
- * Ground truth: the torch-2.13-written dumps under $PT_FIXTURES (default
- * /work/shared/fixtures/miles-demo). Expected values come from
+ * Ground truth: the torch-2.13-written dumps under fixtures/miles-demo. Expected values come from
  * __fixtures__/make_golden.py (python stdlib zipfile + pickle + struct, no torch):
  * a sha256 over a canonical serialisation of every decoded value, plus spot values.
  */
@@ -9,9 +8,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Tensor, loadPt, loadPtEager, materialize, type PtFile } from "./load";
+import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
-const FIXTURES = process.env.PT_FIXTURES ?? "/work/shared/fixtures/miles-demo";
-const HAVE = existsSync(join(FIXTURES, "rollout_data", "0.pt"));
+const FIXTURES = MILES_DEMO_RUN;
 
 interface RolloutSpot {
   rollout_id: number;
@@ -84,7 +83,7 @@ function fsum(xs: ArrayLike<number>): number {
 
 type Dict = Record<string, unknown>;
 
-describe.skipIf(!HAVE)("real torch dumps (miles-demo fixtures)", () => {
+describe("real torch dumps (miles-demo fixtures)", () => {
   const files = Object.keys(GOLDEN);
 
   it("covers every .pt fixture", () => {

@@ -1,13 +1,12 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZeroFill, crc32, writeZip, zipBytes, type ZipInput } from "@/lib/testing/pt-writer";
 import { PtFormatError, openZip } from "./zip";
+import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
-const FIXTURES = process.env.PT_FIXTURES ?? "/work/shared/fixtures/miles-demo";
-const HAVE_FIXTURES = existsSync(join(FIXTURES, "train_data", "0_0.pt"));
+const FIXTURES = MILES_DEMO_RUN;
 
 let dir = "";
 beforeAll(async () => {
@@ -155,7 +154,7 @@ describe("openZip", () => {
     expect(crc32(enc("123456789"))).toBe(0xcbf43926);
   });
 
-  it.skipIf(!HAVE_FIXTURES)("reads a real torch archive (data descriptors, FB padding, ZIP64 end records)", async () => {
+  it("reads a real torch archive (data descriptors, FB padding, ZIP64 end records)", async () => {
     const z = await openZip(join(FIXTURES, "train_data", "0_0.pt"));
     try {
       expect(z.names[0]).toBe("0_0/data.pkl");

@@ -5,8 +5,9 @@ import { FAST_CHECKS } from "./fast-validate";
 import { PyFloat, parsePyJson } from "./python-json";
 import { STREAM_SCHEMAS } from "./records";
 import type { StreamName } from "./records";
+import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
-const DASH = resolve(process.cwd(), "../shared/fixtures/miles-demo/dashboard");
+const DASH = resolve(MILES_DEMO_RUN, "dashboard");
 const lines = (f: string): string[] => readFileSync(resolve(DASH, f), "utf8").trim().split("\n");
 
 const SAMPLES: Partial<Record<StreamName, unknown[]>> = {

@@ -11,8 +11,9 @@ import {
   parsePyJson,
   pyFloat,
 } from "./python-json";
+import { FIXTURES_DIR } from "@/lib/testing/fixtures";
 
-const FIXTURES = resolve(process.cwd(), "../shared/fixtures");
+const FIXTURES = FIXTURES_DIR;
 
 describe("formatFloat matches Python repr", () => {
   it.each([

@@ -7,8 +7,9 @@ import { STREAM_SCHEMAS } from "./records";
 import type { GpuSample, PhaseEvent, StreamName, TopologySnapshot } from "./records";
 import { LINE_SERIALIZERS, serializeRecord } from "./serialize";
 import { serializeMeta } from "./meta";
+import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
-const DASH = resolve(process.cwd(), "../shared/fixtures/miles-demo/dashboard");
+const DASH = resolve(MILES_DEMO_RUN, "dashboard");
 
 function fixtureLines(file: string): string[] {
   const lines = readFileSync(resolve(DASH, file), "utf8").split("\n");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate golden.json for pt.fixtures.test.ts (stdlib only; torch is NOT needed).
 
-Decodes every .pt under $PT_FIXTURES (default /work/shared/fixtures/miles-demo) with
+Decodes every .pt under $PT_FIXTURES (default: the repo's fixtures/miles-demo) with
 zipfile + pickle stubs, decodes tensor storages with struct, and writes per file:
   * sha256 of a canonical serialisation of the whole graph (see canon() — mirrored
     in the TS test),
@@ -9,7 +9,7 @@ zipfile + pickle stubs, decodes tensor storages with struct, and writes per file
 """
 import glob, hashlib, io, json, math, os, pickle, struct, sys, zipfile
 
-ROOT = os.environ.get("PT_FIXTURES", "/work/shared/fixtures/miles-demo")
+ROOT = os.environ.get("PT_FIXTURES", os.path.join(os.path.dirname(__file__), "../../../../fixtures/miles-demo"))
 FMT = {"FloatStorage": ("f32", "<f", 4), "DoubleStorage": ("f64", "<d", 8),
        "LongStorage": ("i64", "<q", 8), "IntStorage": ("i32", "<i", 4),
        "ShortStorage": ("i16", "<h", 2), "CharStorage": ("i8", "<b", 1),
