@@ -1,4 +1,4 @@
-// Layer rules (STYLE.md 1) are encoded here as no-restricted-imports blocks, each with its reason.
+// Layer rules (docs/architecture.md, "Folders own layers") are encoded here as no-restricted-imports blocks, each with its reason.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
@@ -6,7 +6,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 const serverOnly = [
   { group: ["@/lib/server/*", "@/lib/server/**"], message: "lib/server is server-only: it must never reach a client bundle." },
   { group: ["@/lib/store/*", "@/lib/store/**"], message: "lib/store touches run directories; client code fetches through lib/client/queries." },
-  { group: ["@/lib/env"], message: "Server env is read by the server only (STYLE 7)." },
+  { group: ["@/lib/env"], message: "Server env is read by the server only (lib/env.ts validates it once)." },
   { group: ["better-sqlite3", "node:*"], message: "Node-only modules cannot run in the browser." },
 ];
 

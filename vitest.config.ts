@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// The filename picks the environment (STYLE.md 12): lib/app/collector/cli tests run in
+// The filename picks the environment: lib/app/collector/cli tests run in
 // node, component tests in jsdom.
 const root = fileURLToPath(new URL(".", import.meta.url));
 const alias = { "@": root, "server-only": `${root}lib/testing/server-only-stub.ts` };

@@ -113,7 +113,7 @@ async function writeDumpRun(dir: string): Promise<number> {
 }
 
 /**
- * Lifecycle events of the step (formats.md §4.8): each sample starts within the first
+ * Lifecycle events of the step (docs/formats.md §4.8): each sample starts within the first
  * minute, then alternates generation (60 tokens/s) and tool calls, weight version of
  * the turn as in its dump.
  */

@@ -1,5 +1,5 @@
 /**
- * The collector's configuration, parsed and validated exactly once (STYLE 7):
+ * The collector's configuration, parsed and validated exactly once:
  * command-line flags first, then `RLBOARD_*` environment variables, then
  * defaults. Nothing else in `collector/` reads `process.env` or `process.argv`.
  *

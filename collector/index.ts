@@ -1,7 +1,7 @@
 /**
  * rlboard collector daemon — `npm run collector -- --dump-details DIR …`.
  *
- * Failure policy (STYLE 13, formats.md §6.3):
+ * Failure policy (docs/collector.md "Failure policy", docs/formats.md §6.3):
  *   - start-up: bad flags, an unusable directory, a port in use or another
  *     live collector on the same directory (`dashboard/.collector.lock`) →
  *     one line on stderr, exit 1. A stale lock (dead pid) is taken over.

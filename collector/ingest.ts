@@ -2,7 +2,7 @@
  * The collector's HTTP surface (node:http, no framework):
  *
  *   POST /v1/{stream}   body {"records":[...]} — records exactly as on disk
- *                       (formats.md §4). Streams: phases, metrics, topology,
+ *                       (docs/formats.md §4). Streams: phases, metrics, topology,
  *                       trajectories, gpu (= gpu_util), engine (=
  *                       engine_series), gpu_processes, data_buffer; the full
  *                       stream names are accepted as well.

@@ -2,7 +2,7 @@
  * Collector logging: one line per event on stderr (`ISO-time LEVEL message`),
  * errors with their stack, and a rate-limited warner for background loops.
  *
- * Policy (formats.md §6.7): a background source lets the first warning of a
+ * Policy (docs/formats.md §6.7): a background source lets the first warning of a
  * kind through and suppresses repeats for 300 s, noting the suppression. We
  * key the suppression per warning kind (e.g. per engine address) so one
  * failing engine does not mask another. Write failures and drops are never

@@ -1,5 +1,5 @@
 /**
- * Topology bookkeeping of formats.md §4.4:
+ * Topology bookkeeping of docs/formats.md §4.4:
  *   - dedup: a snapshot whose engine list equals (field by field, in order)
  *     the last recorded one is dropped; `ts` is not compared;
  *   - external engines: an address that produced scraped engine_series but

@@ -220,7 +220,7 @@ test.describe("Compute Utilization follow mode", () => {
   });
 });
 
-/** UTC hour partition name of a unix time (formats.md §3). */
+/** UTC hour partition name of a unix time (docs/formats.md §3). */
 function hourKey(ts: number): string {
   const d = new Date(ts * 1000);
   const p = (n: number) => String(n).padStart(2, "0");

@@ -1,5 +1,5 @@
 /**
- * The web process's configuration, validated exactly once (STYLE.md 7). `npm run serve`
+ * The web process's configuration, validated exactly once. `npm run serve`
  * (cli/serve.ts) turns its flags into these variables before starting Next; nothing else
  * reads process.env. Tests override with `setServerEnvForTests`.
  */

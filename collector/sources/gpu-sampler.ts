@@ -1,6 +1,6 @@
 /**
  * GPU sampler: `gpu_util` every interval and `gpu_processes` every 5 s for
- * the GPUs of this host (formats.md §4.5, §4.6, §6.6).
+ * the GPUs of this host (docs/formats.md §4.5, §4.6, §6.6).
  *
  * NVIDIA: ONE long-lived `nvidia-smi --query-gpu=… -lms <ms>` child streams
  * CSV lines (no process spawn per tick); lines of one burst form a tick and

@@ -1,6 +1,6 @@
 /**
  * Parsers for `nvidia-smi` CSV and `amd-smi` JSON output, mapped onto the
- * quantities of formats.md §4.5/§4.6 (util %, MiB floored, W floored).
+ * quantities of docs/formats.md §4.5/§4.6 (util %, MiB floored, W floored).
  *
  * `[N/A]` handling: a device whose util or memory reads `[N/A]` is skipped
  * for that tick (like an NVML read error); an unavailable power reading
@@ -138,7 +138,7 @@ export function parseAmdMetrics(text: string): (GpuReading | string)[] {
   });
 }
 
-/** `amd-smi process --json`: rows with 0 MiB are bystanders and skipped (formats.md §6.6). */
+/** `amd-smi process --json`: rows with 0 MiB are bystanders and skipped (docs/formats.md §6.6). */
 export function parseAmdProcesses(text: string): ProcessReading[] {
   const out: ProcessReading[] = [];
   deviceList(JSON.parse(text) as Json).forEach((d, i) => {

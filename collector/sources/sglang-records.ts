@@ -1,6 +1,6 @@
 /**
  * Turning scraped SGLang exposition text into `engine_series` records
- * (formats.md §4.7, §6.5), as a pure function the scraper and tests share.
+ * (docs/formats.md §4.7, §6.5), as a pure function the scraper and tests share.
  *
  * Rules:
  *   - sample names are normalised `:` → `_` (engines export `sglang:x`, the
@@ -20,7 +20,7 @@
 import type { EngineSample } from "@/lib/store/writer/records";
 import { parsePromText } from "../prometheus-text";
 
-/** formats.md §6.5, in order. */
+/** docs/formats.md §6.5, in order. */
 export const SPEC_WHITELIST = [
   "sglang_num_running_reqs",
   "sglang_num_queue_reqs",

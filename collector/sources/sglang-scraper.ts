@@ -1,5 +1,5 @@
 /**
- * SGLang scraper (formats.md §6.5): every tick, fetch engine metrics and hand
+ * SGLang scraper (docs/formats.md §6.5): every tick, fetch engine metrics and hand
  * `engine_series` records to the sink.
  *
  *   - direct mode: `GET {addr}/metrics` for each engine address (static

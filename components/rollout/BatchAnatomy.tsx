@@ -1,6 +1,6 @@
 "use client";
 /**
- * Batch anatomy swimlanes (spec views.md 5) on a canvas: one row per sample with its
+ * Batch anatomy swimlanes (docs/views.md 5) on a canvas: one row per sample with its
  * queue/attempt underlay, generate segments coloured by weight version and tool waits,
  * plus the step's consume marker. Also used with a single lane on the Sample view.
  *

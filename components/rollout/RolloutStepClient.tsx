@@ -1,6 +1,6 @@
 "use client";
 /**
- * Rollouts view of one step (spec views.md 4): navigation, stat grid, and the Samples
+ * Rollouts view of one step (docs/views.md 4): navigation, stat grid, and the Samples
  * tab (batch anatomy, scatter, virtualised sample table) or the Groups tab. Summary,
  * groups and trajectories load in parallel; tab, sort, filters, columns, anatomy order
  * and scatter axes live in the URL.

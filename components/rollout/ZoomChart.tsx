@@ -1,6 +1,6 @@
 "use client";
 /**
- * Canvas line/scatter chart with drag-box zoom (spec views.md 1.9): visx scales and SVG
+ * Canvas line/scatter chart with drag-box zoom (docs/views.md 1.9): visx scales and SVG
  * axes, marks drawn on a canvas from a ChartModel prepared in lib/rollout-view/chart.
  * The zoom is owned by the parent (controlled), so it survives data refreshes, can live
  * in the URL, and can drive other views (the token strip highlights the zoomed range).

@@ -1,6 +1,6 @@
 "use client";
 /**
- * Conversation tab (spec views.md 6.2): one card per message, role-tagged, with thinking
+ * Conversation tab (docs/views.md 6.2): one card per message, role-tagged, with thinking
  * blocks, text, tool-call chips (pretty JSON arguments) and tool results. When the
  * sample's tokens are loaded, each generated turn shows its token range and a heat strip
  * of the chosen per-token stat right under it.

@@ -1,6 +1,6 @@
 "use client";
 /**
- * Sample view (spec views.md 6): group navigation, the sample's lifecycle lane, chips,
+ * Sample view (docs/views.md 6): group navigation, the sample's lifecycle lane, chips,
  * and the Conversation (default when a sidecar exists) and Tokens tabs. Summary,
  * trajectory and messages load in parallel (the original chained them); tokens load
  * only when the Tokens tab or the per-turn metrics are opened. Tab, colour stat, chart

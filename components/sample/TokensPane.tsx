@@ -1,6 +1,6 @@
 "use client";
 /**
- * Tokens tab (spec views.md 6.3): the colour-by control and legend, the windowed token
+ * Tokens tab (docs/views.md 6.3): the colour-by control and legend, the windowed token
  * strip, and the metric-vs-position chart with drag-zoom. The chart's zoom is the
  * selected token range: it is kept in the URL (`range=a-b`), highlighted in the strip and
  * scrolled into view. Colour and metric changes are local (no refetch).

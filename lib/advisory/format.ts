@@ -1,5 +1,5 @@
 /**
- * Message formatting of the advisory rules (api.md 10): durations, percentages and
+ * Message formatting of the advisory rules (docs/api.md 10): durations, percentages and
  * Python `%g`, with Python's round-half-even on the exact binary value.
  */
 import { pyFixed, pyG } from "@/lib/timeline/pyformat";

@@ -1,5 +1,5 @@
 /**
- * Advisory rules (api.md 10): computed on request, nothing persisted.
+ * Advisory rules (docs/api.md 10): computed on request, nothing persisted.
  *
  * Tiering: alarms (stall watchdog, engine alarms, rollout rules — in that order) win; only
  * when there is none do the tuning rules speak (tuning advice on an unhealthy run would

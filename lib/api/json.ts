@@ -1,6 +1,6 @@
 /**
  * The one JSON serializer for API answers. JSON cannot carry NaN/±Infinity: every
- * non-finite number becomes `null` (spec api.md 9.1) — JSON.stringify already does that
+ * non-finite number becomes `null` (docs/api.md 9.1) — JSON.stringify already does that
  * for numbers, recursively, so the only thing added here is that typed arrays serialise
  * as plain arrays (their NaN elements also become null).
  *

@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The one wrapper every route handler goes through (STYLE.md 2). It does exactly four
+ * The one wrapper every route handler goes through (docs/architecture.md, "Request path"). It does exactly four
  * things: authenticate, resolve `?run=` to a RunContext, parse query/params with the
  * route's zod contract, and map thrown errors to `{"error":{code,message}}` bodies.
  * Handlers return plain data (serialised by `jsonSafeStringify`, NaN → null) or a

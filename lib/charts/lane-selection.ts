@@ -1,5 +1,5 @@
 /**
- * Client side of the lane-selection grammar (api.md 8.8): chips ⇄ selection string, a
+ * Client side of the lane-selection grammar (docs/api.md 8.8): chips ⇄ selection string, a
  * syntax pre-check so a typo is flagged before the round trip (the server stays the
  * judge and its 400 text is shown too), the default of 8 evenly spaced lanes, the
  * 32-lane render budget, and the carpet brush toggle.

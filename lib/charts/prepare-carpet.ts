@@ -1,5 +1,5 @@
 /**
- * Carpet (rank heatmap) preparer: the binary frame (api.md 8.9) → an RGBA image of
+ * Carpet (rank heatmap) preparer: the binary frame (docs/api.md 8.9) → an RGBA image of
  * x_buckets × rows, row geometry, separators and per-cell lookups. The image is drawn
  * stretched with no smoothing, positioned by its own [t0, t1] so a pan moves it at once
  * while the refetch for the new window is pending.

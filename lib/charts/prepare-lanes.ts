@@ -151,7 +151,7 @@ export function engineForLane(win: TopologyWindow, node: string, gpu: number): s
   return null;
 }
 
-/** The gpu answer as JSON (api.md 8.5) or decoded from its binary frame: arrays or columns. */
+/** The gpu answer as JSON (docs/api.md 8.5) or decoded from its binary frame: arrays or columns. */
 export interface GpuLanesInput {
   lanes: Record<string, { ts: ArrayLike<number>; util: ArrayLike<number | null>; mem_mb: ArrayLike<number | null> } | undefined>;
 }

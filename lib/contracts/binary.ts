@@ -1,5 +1,5 @@
 /**
- * Binary frame for dense payloads (api.md 8.9; STYLE 5):
+ * Binary frame for dense payloads (docs/api.md 8.9; docs/architecture.md):
  *
  *   offset 0      u32 little-endian H = byte length of the header
  *   offset 4      H bytes of UTF-8 JSON header (non-finite numbers written as null),
@@ -36,7 +36,7 @@ export function decodeFrame<H = unknown>(bytes: ArrayBuffer | Uint8Array): Frame
 }
 
 /**
- * GPU series (api.md 8.5, `GET /api/timeline/gpu?format=bin`): the same lanes, points and
+ * GPU series (docs/api.md 8.5, `GET /api/timeline/gpu?format=bin`): the same lanes, points and
  * values as the JSON answer, as columns. Header `{lanes: [[key, n], …]}` in answer order;
  * payload = ts f64 × N, mem_mb i32 × N, power_w i16 × N, util u8 × N (N = Σ n, lanes
  * back to back in each column), little-endian. A 32-lane 4 h answer is ~1.9 MB instead

@@ -1,5 +1,5 @@
 /**
- * Contracts of the /api/rollout/* endpoints (spec api.md 9.2): path params, query
+ * Contracts of the /api/rollout/* endpoints (docs/api.md 9.2): path params, query
  * schemas and `.strict()` response schemas. Responses are validated AFTER JSON
  * serialisation, where every non-finite number has become null — hence the nullable
  * numbers.
@@ -130,7 +130,7 @@ export const GetSampleTokensResponse = z
   .strict();
 
 /**
- * The sidecar row is returned unchanged (spec api.md 7), so only its known fields are
+ * The sidecar row is returned unchanged (docs/api.md 7), so only its known fields are
  * typed and anything else a producer wrote passes through.
  */
 export const GetSampleMessagesResponse = z

@@ -1,5 +1,5 @@
 /**
- * Contracts of the telemetry endpoints (api.md 9.2): query schemas (FastAPI parsing
+ * Contracts of the telemetry endpoints (docs/api.md 9.2): query schemas (FastAPI parsing
  * semantics: floats, decimal ints, Python-style booleans; unknown params ignored) and
  * strict response schemas shared by handlers, clients and tests.
  *

@@ -3,7 +3,7 @@
  * activity, engine requests, metrics…) into the streams a miles collector writes, in the
  * order it writes them, through RunWriter (never hand-built JSONL).
  *
- * Emission model (formats.md §2.4, §6): the collector flushes every 5 s; within one
+ * Emission model (docs/formats.md §2.4, §6): the collector flushes every 5 s; within one
  * flush window every stream's lines keep arrival order. GPU samplers tick at 1 Hz and push
  * 5-s batches per node (so a window's gpu_util lines are node-major and, across nodes,
  * not time-sorted — as on disk); the scraper ticks every `scrapeIntervalS` with one `ts`

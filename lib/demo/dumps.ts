@@ -1,5 +1,5 @@
 /**
- * Dump-side files of a demo run, in the layout the training code leaves (api.md 1.1–1.7):
+ * Dump-side files of a demo run, in the layout the training code leaves (docs/api.md 1.1–1.7):
  * `rollout_data/{rid}.pt` / `eval_{rid}.pt` (torch pickles via lib/testing/pt-writer),
  * `train_data/{rid}_{rank}.pt` for every rank (TP peers write identical shards),
  * `dashboard_columns/rollout_{stem}.parquet` (the six-column mirror, written by the
@@ -50,7 +50,7 @@ export interface DemoSample {
   family: string;
 }
 
-/** One lifecycle event of a sample (formats.md §4.8). */
+/** One lifecycle event of a sample (docs/formats.md §4.8). */
 export function sampleEvent(
   s: Pick<DemoSample, "index" | "groupIndex">,
   ts: number,

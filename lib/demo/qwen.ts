@@ -444,7 +444,7 @@ function feedAttempt(em: SimEmitter, a: Attempt, at: (t: number) => number, abor
   const events: TrajectoryEvent[] = [ev(a.start, "attempt_start", -1, versionBefore(0)), ev(a.admitted, "gen_start", -1, versionBefore(0))];
   a.turns.forEach((t, k) => {
     // The generator emits a turn's gen pair right after the response, before the
-    // response's weight version is appended to the sample (formats.md §4.8).
+    // response's weight version is appended to the sample (docs/formats.md §4.8).
     const before = versionBefore(k);
     events.push(ev(t.t0, "gen_start", t.turn, before), ev(t.t1, "gen_end", t.turn, before, String(s.turnTokens[t.turn - 1] ?? "")));
     const v = a.versions[k]!;

@@ -1,5 +1,5 @@
 /**
- * Batch anatomy (spec views.md 5): per-sample swimlanes of generate / tool-wait / queue
+ * Batch anatomy (docs/views.md 5): per-sample swimlanes of generate / tool-wait / queue
  * time for one step, coloured by weight version, with the step's consume marker.
  * Everything here is pure: layout, ordering, zoom/pan arithmetic, hit-testing and
  * tooltip text. Times in the model are seconds relative to T0.

@@ -1,11 +1,11 @@
 /**
  * The chart model behind the rollout scatter and the per-token metric chart, and the
- * pure geometry the canvas needs (spec views.md 1.9). The canvas component only draws
+ * pure geometry the canvas needs (docs/views.md 1.9). The canvas component only draws
  * what these functions decide.
  *
  * Differences from the original, on purpose:
  *  - dense lines are reduced to a per-pixel **min/max envelope**, never a mean, so a
- *    single spike in 8k tokens stays visible (views.md 9 #16);
+ *    single spike in 8k tokens stays visible (docs/views.md 9 #16);
  *  - nulls are gaps (NaN in the columns), never zero;
  *  - zoom is state owned by the parent (and the URL where it matters), not the canvas.
  */
@@ -243,7 +243,7 @@ export interface DragBox {
 export type DragResult = { kind: "click" } | { kind: "zoom"; zoom: Zoom };
 
 /**
- * What a released drag means (views.md 1.9): under 4px both ways is a click; otherwise
+ * What a released drag means (docs/views.md 1.9): under 4px both ways is a click; otherwise
  * each axis zooms only when it moved ≥ 10px, and a wide-but-flat sweep re-fits y.
  */
 export function resolveDrag(box: DragBox, prev: Zoom, invX: (px: number) => number, invY: (py: number) => number): DragResult {

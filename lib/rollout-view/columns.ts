@@ -6,7 +6,7 @@
 import { formatVersions } from "./format";
 import type { Cell, GroupRow, SummaryResponse, SummaryRow } from "./types";
 
-/** Default sample columns in order (spec views.md 4.4), each shown when it exists. */
+/** Default sample columns in order (docs/views.md 4.4), each shown when it exists. */
 export const DEFAULT_SAMPLE_COLUMNS = [
   "sample_index",
   "group_index",

@@ -1,5 +1,5 @@
 /**
- * Sidecar messages → conversation cards (spec views.md 6.2). Assistant output recorded
+ * Sidecar messages → conversation cards (docs/views.md 6.2). Assistant output recorded
  * verbatim (a string with `<think>` / `<tool_call>` markup, no structured fields) is
  * parsed for display; anything we do not recognise stays visible as text.
  */

@@ -1,6 +1,6 @@
 /**
  * Number formatting shared by the rollout tables, tiles, tooltips and chart axes
- * (spec views.md 1.8). `—` always means "absent", never zero.
+ * (docs/views.md 1.8). `—` always means "absent", never zero.
  */
 import type { Cell } from "./types";
 

@@ -2,7 +2,7 @@
  * The Rollouts scatter: one point per sample, y = reward (default) against x =
  * response length (default), truncated samples flagged red. Axes are selectable among
  * the numeric columns, and a y column with ≤ 3 distinct values (binary rewards) gets a
- * small deterministic jitter so stacked points separate (views.md 9 #41); the tooltip
+ * small deterministic jitter so stacked points separate (docs/views.md 9 #41); the tooltip
  * always shows the true values.
  */
 import { jitterUnit, type ChartModel } from "./chart";

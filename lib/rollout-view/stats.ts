@@ -1,4 +1,4 @@
-/** The Rollouts step stat grid (spec views.md 4.3): eight tiles, `—` when a column is absent. */
+/** The Rollouts step stat grid (docs/views.md 4.3): eight tiles, `—` when a column is absent. */
 import { DASH, formatCell } from "./format";
 import type { Cell, GroupsResponse, SummaryResponse } from "./types";
 

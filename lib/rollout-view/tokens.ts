@@ -1,10 +1,10 @@
 /**
- * Per-token view model (spec views.md 6.3, api.md 5): one loaded window of a sample's
+ * Per-token view model (docs/views.md 6.3, docs/api.md 5): one loaded window of a sample's
  * tokens with its stats aligned to window positions, the colour scale of each stat,
  * the metric-vs-position chart model, line layout for the windowed strip, and the
  * mapping from conversation turns to token ranges.
  *
- * Beats the original on purpose (views.md 9 #44):
+ * Beats the original on purpose (docs/views.md 9 #44):
  *  - colour scales are fixed per loaded payload (the whole sample up to 32k tokens),
  *    so paging the strip never changes what a colour means, and changing the colour
  *    stat re-colours locally without a refetch;

@@ -63,7 +63,7 @@ export const TOKEN_STATS = [
 ] as const;
 export type TokenStat = (typeof TOKEN_STATS)[number];
 
-/** `GET /api/rollout/<id>/sample/<idx>/tokens?start=&end=` (spec api.md 5). */
+/** `GET /api/rollout/<id>/sample/<idx>/tokens?start=&end=` (docs/api.md 5). */
 export type TokensResponse = GetSampleTokensResponse;
 
 /** `GET /api/meta?run=` — the rollout views read only `rollout_ids`. */

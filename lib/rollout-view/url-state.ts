@@ -1,6 +1,6 @@
 /**
  * View state that lives in the URL so a filtered, sorted table is a shareable link
- * (spec views.md 9 #3/#38):
+ * (docs/views.md 9 #3/#38):
  *   sort=col:desc,col2:asc   f=col:expr (repeated)   cols=a,b,c   tab=samples|groups
  *   anat=submit|staleness|…  (batch-anatomy order)
  * Parsers are lenient: an unknown column or a malformed item is dropped, never thrown.

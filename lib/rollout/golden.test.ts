@@ -50,7 +50,7 @@ interface GoldenAnswer {
   body: unknown;
 }
 
-/** parity.py's `same`: golden `a` vs ours `b`; appends mismatch descriptions. */
+/** The parity check's `same`: golden `a` vs ours `b`; appends mismatch descriptions. */
 function parityDiff(a: unknown, b: unknown, at = "$", out: string[] = []): string[] {
   if (typeof a === "number" || typeof b === "number") {
     if (typeof a !== "number" || typeof b !== "number") out.push(`${at}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);

@@ -1,5 +1,5 @@
 /**
- * Endpoint functions of /api/rollout/* (spec api.md 9.2). Each takes the run's dump
+ * Endpoint functions of /api/rollout/* (docs/api.md 9.2). Each takes the run's dump
  * reader (and, for trajectories, its timeline) and returns the response body; route
  * files only parse and delegate.
  */

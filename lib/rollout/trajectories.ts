@@ -1,5 +1,5 @@
 /**
- * Batch anatomy of the step that consumed a rollout (spec api.md 9.2 `/trajectories`):
+ * Batch anatomy of the step that consumed a rollout (docs/api.md 9.2 `/trajectories`):
  * the lifecycle lanes of its samples over the 4 h before the step's consume time.
  */
 import type { MetricStore } from "@/lib/store/telemetry";

@@ -1,5 +1,5 @@
 /**
- * Route-test harness (STYLE.md 12): point the server modules at a fresh temp data dir and
+ * Route-test harness: point the server modules at a fresh temp data dir and
  * run, create a member with an API token, and call exported route handlers with a real
  * `Request` — no HTTP server needed.
  */

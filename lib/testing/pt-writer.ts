@@ -1,7 +1,7 @@
 /**
  * Minimal torch `.pt` WRITER for tests and the demo generator.
  *
- * Produces what `torch.save(obj, path)` produces (api.md 1.2): a zip with STORED entries
+ * Produces what `torch.save(obj, path)` produces (docs/api.md 1.2): a zip with STORED entries
  * whose data is 64-byte aligned through the local header's extra field, a protocol-2
  * `data.pkl`, one `data/<key>` entry per storage, `version`, and (optionally) `byteorder`.
  *

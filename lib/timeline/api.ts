@@ -1,5 +1,5 @@
 /**
- * Endpoint-level functions of the telemetry API (api.md 9.2): each takes the parsed query
+ * Endpoint-level functions of the telemetry API (docs/api.md 9.2): each takes the parsed query
  * of its contract (lib/contracts/telemetry.ts), applies the reference's checks in the
  * reference's order (window, bounds, lane grammar) and returns the response body.
  * Route files call exactly one of these.

@@ -1,5 +1,5 @@
 /**
- * Exact index selection (api.md 8.7), reproducing numpy `linspace` + truncation so the
+ * Exact index selection (docs/api.md 8.7), reproducing numpy `linspace` + truncation so the
  * chosen points are the reference's to the index.
  */
 

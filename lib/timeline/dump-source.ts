@@ -1,6 +1,6 @@
 /**
  * What the telemetry side needs from the dump reader (lib/store/dumps): visible rollout
- * ids, the tokenizer flag, per-step aggregates (`dump/*` metrics, api.md 4.2) and the
+ * ids, the tokenizer flag, per-step aggregates (`dump/*` metrics, docs/api.md 4.2) and the
  * newest step's summary/groups for the rollout advisories (10.3). `DumpReader` satisfies
  * this structurally (checked in golden.test.ts); tests use small fakes.
  */
@@ -18,7 +18,7 @@ export interface DumpTable {
 }
 
 export interface DumpSource {
-  /** Visible rollout ids (api.md 1.9), each list ascending. */
+  /** Visible rollout ids (docs/api.md 1.9), each list ascending. */
   listRolloutIds(): Promise<{ train: number[]; eval: number[] }>;
   hasTokenizer(): Promise<boolean>;
   /** One row per visible train rid (may throw ApiError still_writing). */

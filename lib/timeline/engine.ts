@@ -1,5 +1,5 @@
 /**
- * Engine (SGLang) series (api.md 8.6; sglang fixtures README).
+ * Engine (SGLang) series (docs/api.md 8.6; sglang fixtures README).
  *
  * Raw rows of one metric → optional dp-rank fold (per scrape tick: SUM, or MEAN for the
  * intensive gauges) → parts by (addr, labels) → derived rates / histogram interval means
@@ -56,7 +56,7 @@ async function rawMetricNames(store: MetricStore): Promise<Set<string>> {
   });
 }
 
-/** Catalog (api.md 8.6): raw names minus cumulative ones, plus derivable names; sorted. */
+/** Catalog (docs/api.md 8.6): raw names minus cumulative ones, plus derivable names; sorted. */
 export async function engineMetricNames(store: MetricStore): Promise<string[]> {
   const raw = await rawMetricNames(store);
   const out = new Set<string>();
@@ -68,9 +68,9 @@ export async function engineMetricNames(store: MetricStore): Promise<string[]> {
 }
 
 /**
- * Parts of one raw metric over [t0, t1] (api.md 8.6 "Parts"), sorted by
+ * Parts of one raw metric over [t0, t1] (docs/api.md 8.6 "Parts"), sorted by
  * (addr, canonical labels), each sorted by ts. Memoised until the engine stream's files
- * change: the full-window result (api.md 8.1) and, per (metric, per_dp_rank), the most
+ * change: the full-window result (docs/api.md 8.1) and, per (metric, per_dp_rank), the most
  * recent window (dashboards and the advisory re-ask the same window).
  */
 export async function engineParts(
@@ -242,7 +242,7 @@ function meanOf(sum: Part, count: Part): Part | null {
   return ts.length ? { ...sum, ts: Float64Array.from(ts), value: Float64Array.from(value) } : null;
 }
 
-/** `engine_series(metric, t0, t1, max_points, per_dp_rank)` (api.md 8.6). */
+/** `engine_series(metric, t0, t1, max_points, per_dp_rank)` (docs/api.md 8.6). */
 export async function engineSeries(
   store: MetricStore,
   metric: string,

@@ -37,7 +37,7 @@ interface Golden {
   body: unknown;
 }
 
-/** parity.py `same`: returns the list of differences (golden `a` vs ours `b`). */
+/** The parity check's `same`: returns the list of differences (golden `a` vs ours `b`). */
 function parityDiff(a: unknown, b: unknown, p = "$", out: string[] = []): string[] {
   if (typeof a === "number" || typeof b === "number") {
     if (typeof a !== "number" || typeof b !== "number") {

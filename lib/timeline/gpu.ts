@@ -1,5 +1,5 @@
 /**
- * GPU utilisation series and process snapshots (api.md 8.5). Rows come straight from the
+ * GPU utilisation series and process snapshots (docs/api.md 8.5). Rows come straight from the
  * typed columns of the gpu_util blocks; only the selected points become JS numbers.
  */
 import type { GpuProcessSample, MetricStore } from "@/lib/store/telemetry";

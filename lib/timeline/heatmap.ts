@@ -1,5 +1,5 @@
 /**
- * Heatmap ("rank carpet", api.md 8.9) and fleet overview (8.10). Magnitude cells take the
+ * Heatmap ("rank carpet", docs/api.md 8.9) and fleet overview (8.10). Magnitude cells take the
  * MAX of the bucket's samples (activity must not average away); phase cells paint idle
  * phases first so any active phase wins a shared bucket; lifecycle rows are samples.
  */

@@ -1,5 +1,5 @@
 /**
- * Lane-selection grammar (api.md 8.8): `g:0-31,rank:4,node:10.0.0.2,gpu:10.0.0.1:3,
+ * Lane-selection grammar (docs/api.md 8.8): `g:0-31,rank:4,node:10.0.0.2,gpu:10.0.0.1:3,
  * engine:15000,role:train,every:8`. The result is a union of (node, gpu) pairs; `null`
  * means "no filter". Errors are 400s with the reference's messages.
  */

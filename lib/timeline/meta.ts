@@ -1,5 +1,5 @@
 /**
- * `GET /api/meta` (api.md 9.2): run header, time range, catalogs and capabilities.
+ * `GET /api/meta` (docs/api.md 9.2): run header, time range, catalogs and capabilities.
  */
 import type { MetricStore } from "@/lib/store/telemetry";
 import { DUMP_METRIC_PREFIX, STEP_AGGREGATE_METRICS, type DumpSource } from "@/lib/timeline/dump-source";

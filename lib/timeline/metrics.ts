@@ -1,5 +1,5 @@
 /**
- * Scalar metrics (api.md 8.2, 8.11 bubbles, 9.2 /api/metrics incl. the `dump/*` keys
+ * Scalar metrics (docs/api.md 8.2, 8.11 bubbles, 9.2 /api/metrics incl. the `dump/*` keys
  * computed by the dump reader).
  */
 import { badRequest } from "@/lib/api/errors";

@@ -1,5 +1,5 @@
 /**
- * Outlier proposals (api.md 8.11): the machine only proposes lanes; the UI turns picks
+ * Outlier proposals (docs/api.md 8.11): the machine only proposes lanes; the UI turns picks
  * into a selection.
  */
 import { badRequest } from "@/lib/api/errors";

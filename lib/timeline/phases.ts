@@ -1,5 +1,5 @@
 /**
- * Phase lanes (api.md 8.4): raw Timer events → per-GPU intervals, OPEN markers resolved,
+ * Phase lanes (docs/api.md 8.4): raw Timer events → per-GPU intervals, OPEN markers resolved,
  * rollout-manager events painted onto the engine GPUs of each topology window, and the
  * synthetic `initialize` band from `meta.start_ts`.
  */
@@ -130,7 +130,7 @@ class LaneAcc {
   }
 }
 
-/** `phases_by_lane` as objects (api.md 8.4), sorted by (node, gpu, t0). */
+/** `phases_by_lane` as objects (docs/api.md 8.4), sorted by (node, gpu, t0). */
 export async function phasesByLane(
   store: MetricStore,
   t0: number | null,
@@ -151,7 +151,7 @@ export async function phasesByLane(
   return out;
 }
 
-/** Phase lanes (api.md 8.4) as per-lane columns, lanes sorted by (node, gpu). */
+/** Phase lanes (docs/api.md 8.4) as per-lane columns, lanes sorted by (node, gpu). */
 export async function laneIntervals(
   store: MetricStore,
   t0: number | null,

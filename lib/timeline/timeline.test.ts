@@ -172,7 +172,7 @@ describe("gpu series", () => {
 });
 
 describe("heatmap and fleet", () => {
-  /** The fleet example of api.md 9.2: two lanes, 40 s, 4 buckets. */
+  /** The fleet example of docs/api.md 9.2: two lanes, 40 s, 4 buckets. */
   function fleetRun() {
     return run()
       .phases(
@@ -294,7 +294,7 @@ describe("outliers and bubbles", () => {
 });
 
 describe("trajectory lanes", () => {
-  it("assembles the formats.md example sample", async () => {
+  it("assembles the docs/formats.md example sample", async () => {
     const e = (ts: number, kind: TrajectoryEvent["kind"], turn: number, wv: string, detail = ""): TrajectoryEvent => ({
       ts,
       kind,

@@ -1,5 +1,5 @@
 /**
- * Topology windows (api.md 8.3): snapshot N is valid on [ts_N, ts_{N+1}); the last one is
+ * Topology windows (docs/api.md 8.3): snapshot N is valid on [ts_N, ts_{N+1}); the last one is
  * open-ended (t1 = null).
  */
 import type { EngineInfo, LaneInfo, MetricStore } from "@/lib/store/telemetry";

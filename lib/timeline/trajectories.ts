@@ -1,5 +1,5 @@
 /**
- * Trajectory lanes (api.md 8.12): per-sample lifecycle (attempts, gen/tool segments,
+ * Trajectory lanes (docs/api.md 8.12): per-sample lifecycle (attempts, gen/tool segments,
  * status, weight versions) assembled from the `trajectories` event stream. Exported for
  * the rollout `trajectories` endpoint and the lifecycle heatmap.
  */

@@ -1,5 +1,5 @@
 /**
- * Request bounds shared by the timeline endpoints (api.md 9.1, 9.2). Messages are the
+ * Request bounds shared by the timeline endpoints (docs/api.md 9.1, 9.2). Messages are the
  * reference server's, verbatim, because clients and parity tests match on them.
  */
 import { badRequest } from "@/lib/api/errors";

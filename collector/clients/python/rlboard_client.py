@@ -19,7 +19,7 @@ drops that batch with a rate-limited warning (``logging`` logger
 ``rlboard_client``), exactly like miles' own sinks; counts are in
 ``client.stats``.
 
-Record formats are those of the collector's on-disk streams (formats.md §4):
+Record formats are those of the collector's on-disk streams (docs/formats.md §4):
 ``phases``, ``metrics``, ``topology``, ``trajectories``, ``data_buffer``,
 ``gpu``/``gpu_processes``. Python's ``json`` already writes floats as floats
 (``95.0``) and NaN as ``NaN``, which the collector preserves.

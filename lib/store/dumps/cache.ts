@@ -1,5 +1,5 @@
 /**
- * Summary cache (spec api.md 6), in the app's data dir, never in the run directory.
+ * Summary cache (docs/api.md 6), in the app's data dir, never in the run directory.
  * One parquet file per (rid, evaluation): `rollout_{stem}.summary.parquet`. Its key —
  * the summary version plus size and nanosecond mtime of every source file (the rollout
  * `.pt` and, for train, each `train_data/{rid}_*.pt`) — is stored in the file's

@@ -1,5 +1,5 @@
 /**
- * Context-parallel offset math (spec api.md 2.4, `get_logits_and_tokens_offset_with_cp`).
+ * Context-parallel offset math (docs/api.md 2.4, `get_logits_and_tokens_offset_with_cp`).
  * With CP size C the sequence is cut into 2C chunks of `cs` tokens; rank k holds chunks
  * k and 2C−k−1 (load balancing for causal attention). Per-token fields are indexed by
  * logit position, i.e. a response token at position p has its value at logit p−1, so the

@@ -1,5 +1,5 @@
 /**
- * File layout of a dump directory D (spec api.md 1.1, 1.9): names, listing with the
+ * File layout of a dump directory D (docs/api.md 1.1, 1.9): names, listing with the
  * visibility rule, stats for cache keys, and the load-failure policy (a fresh file that
  * fails to parse is "still being written" → 503; a missing one is 404).
  */

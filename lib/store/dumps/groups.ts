@@ -1,5 +1,5 @@
 /**
- * Group aggregates of one rollout (spec api.md 4.1) and the per-step `dump/*` aggregates
+ * Group aggregates of one rollout (docs/api.md 4.1) and the per-step `dump/*` aggregates
  * (4.2). These follow polars semantics: float64, nulls skipped, NaN propagates, sample
  * std with ddof 1 and null below two values.
  */

@@ -1,5 +1,5 @@
 /**
- * The rollout ⋈ train join (spec api.md 2): per-sample location index over the train
+ * The rollout ⋈ train join (docs/api.md 2): per-sample location index over the train
  * shards, TP/PP dedup (the lowest-ranked location is primary), length consistency
  * assertions, context-parallel layout (recorded `cp_rank`/`cp_size`, or the legacy probe
  * over `rollout_log_probs`), CP reassembly of the seven per-token fields and the

@@ -1,6 +1,6 @@
 /**
  * JSON as Python's `json.dumps` writes it: bare `NaN`, `Infinity` and `-Infinity` are
- * allowed where a number may stand (spec formats.md 9). The fast path is `JSON.parse`;
+ * allowed where a number may stand (docs/formats.md 9). The fast path is `JSON.parse`;
  * only on failure do we rewrite those tokens — outside string literals — into marker
  * strings that a reviver turns back into numbers.
  */

@@ -1,4 +1,4 @@
-/** A small Map-based LRU with an explicit bound and an eviction hook (STYLE.md 6). */
+/** A small Map-based LRU with an explicit bound and an eviction hook. */
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
   constructor(

@@ -1,6 +1,6 @@
 /**
- * The per-token parquet mirror `dashboard_columns/rollout_{stem}.parquet` (spec api.md
- * 1.6, 5; formats.md 5.1): polars-written, zstd, 8-row row groups, LIST columns. A point
+ * The per-token parquet mirror `dashboard_columns/rollout_{stem}.parquet` (docs/api.md
+ * 1.6, 5; docs/formats.md 5.1): polars-written, zstd, 8-row row groups, LIST columns. A point
  * read resolves `sample_index → row` from the small `sample_index` column once per file
  * version, then decodes only the row group holding that row.
  *

@@ -1,5 +1,5 @@
 /**
- * DumpReader: the read side of one run directory's rollout/train dumps (spec api.md 1–7).
+ * DumpReader: the read side of one run directory's rollout/train dumps (docs/api.md 1–7).
  *
  * Policy:
  *  - Read-only over the run directory. Summary caches and rebuilt parquet mirrors go

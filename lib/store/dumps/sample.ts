@@ -1,5 +1,5 @@
 /**
- * Rollout dump → SampleRecord (spec api.md 1.3). Only the fields the read side uses are
+ * Rollout dump → SampleRecord (docs/api.md 1.3). Only the fields the read side uses are
  * kept; unknown keys are ignored. `status` is required (a sample without it is a 404,
  * like the reference's KeyError).
  */

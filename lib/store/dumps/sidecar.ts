@@ -1,5 +1,5 @@
 /**
- * Trajectory sidecar `trajectory/{stem}.jsonl` (spec api.md 1.5, 7): one JSON object per
+ * Trajectory sidecar `trajectory/{stem}.jsonl` (docs/api.md 1.5, 7): one JSON object per
  * line written by Python (bare NaN/Infinity possible), indexed by `sample_index` with
  * later duplicates winning. A missing file is the normal "no conversation recorded" case.
  */

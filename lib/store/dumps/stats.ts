@@ -1,5 +1,5 @@
 /**
- * Masked float32 statistics of the L1 summary (spec api.md 3). The reference computes
+ * Masked float32 statistics of the L1 summary (docs/api.md 3). The reference computes
  * them with torch in float32; we accumulate in doubles over float32-rounded inputs and
  * round the result to float32, which agrees to ≈1e-7 relative. `std` is Bessel-corrected
  * (n−1) and NaN for a single element, like torch.

@@ -1,5 +1,5 @@
 /**
- * L1 per-sample summary rows (spec api.md 3) as pure functions over SampleRecords and
+ * L1 per-sample summary rows (docs/api.md 3) as pure functions over SampleRecords and
  * TrainRows. Train-side statistics only ever see loss-masked tokens, in float32.
  */
 import { lpDiffStats, maskBits, maskedMoments, type LpDiffStats, type MaskedMoments } from "./stats";

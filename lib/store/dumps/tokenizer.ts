@@ -1,5 +1,5 @@
 /**
- * Per-id token text from a Hugging Face `tokenizer/tokenizer.json` (spec api.md 1.7, 5):
+ * Per-id token text from a Hugging Face `tokenizer/tokenizer.json` (docs/api.md 1.7, 5):
  * each id is decoded ALONE with default options, i.e. `id → token string` (added tokens
  * first, then the model vocabulary) followed by the tokenizer's decoder chain, or a
  * space-join when it has none. Implemented decoders: ByteLevel, Metaspace, WordPiece,

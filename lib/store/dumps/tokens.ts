@@ -1,5 +1,5 @@
 /**
- * The L2 per-token payload (spec api.md 5) as a pure function of the mirror row, the
+ * The L2 per-token payload (docs/api.md 5) as a pure function of the mirror row, the
  * sample's TrainRow (null for eval or when not trained) and the token texts.
  */
 import { badRequest } from "@/lib/api/errors";

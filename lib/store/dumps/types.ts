@@ -1,5 +1,5 @@
 /**
- * Plain record types shared by the dump reader's modules (spec api.md 1.3, 1.4, 2).
+ * Plain record types shared by the dump reader's modules (docs/api.md 1.3, 1.4, 2).
  * Numeric per-token data stays in typed arrays; `NumArray` is whatever a tensor row
  * materialised to (Float32Array for f32/bf16/f16 storages, Float64Array, Int32Array, …)
  * or a plain number[] for pickled lists.

@@ -1,7 +1,7 @@
 /**
  * Error raised for any malformed, truncated or unsupported `.pt` content (zip layer,
  * pickle layer, tensor layout). The message always names the file, so a caller can
- * map "a fresh file fails to parse" to HTTP 503 still_writing (api.md 1.9).
+ * map "a fresh file fails to parse" to HTTP 503 still_writing (docs/api.md 1.9).
  * I/O errors from the OS (ENOENT, EACCES, …) are never wrapped.
  */
 export class PtFormatError extends Error {

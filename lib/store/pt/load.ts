@@ -1,5 +1,5 @@
 /**
- * Public API of the torch `.pt` reader (api.md 1.2–1.4, formats.md 5.3).
+ * Public API of the torch `.pt` reader (docs/api.md 1.2–1.4, docs/formats.md 5.3).
  *
  * Policy:
  *  * The archive is opened with positional reads only (zip.ts); `data.pkl` is read and

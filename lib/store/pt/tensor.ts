@@ -1,5 +1,5 @@
 /**
- * Torch tensors as read from a `.pt` archive (api.md 1.2 "Tensors"/"Storages").
+ * Torch tensors as read from a `.pt` archive (docs/api.md 1.2 "Tensors"/"Storages").
  *
  * A `Tensor` is a view (dtype, shape, stride, storageOffset) on a `Storage` whose bytes
  * are fetched lazily (see load.ts). Element `(i0, i1, …)` is storage element
@@ -25,7 +25,7 @@ export const DTYPE_ITEMSIZE: Readonly<Record<DType, number>> = {
   f32: 4, f16: 2, bf16: 2, f64: 8, i64: 8, i32: 4, i16: 2, i8: 1, u8: 1, bool: 1,
 };
 
-/** torch storage class name (`torch.<Name>`) → dtype (api.md 1.2). */
+/** torch storage class name (`torch.<Name>`) → dtype (docs/api.md 1.2). */
 export const STORAGE_DTYPES: Readonly<Record<string, DType>> = {
   DoubleStorage: "f64",
   FloatStorage: "f32",

@@ -1,5 +1,5 @@
 /**
- * Minimal read-only ZIP reader for torch `.pt` archives (api.md 1.2, "Zip layer").
+ * Minimal read-only ZIP reader for torch `.pt` archives (docs/api.md 1.2, "Zip layer").
  *
  * Policy: positional reads only (`FileHandle.read` at offsets) — the archive is never
  * read whole. The end-of-central-directory record and the central directory are read

@@ -1,7 +1,7 @@
 /**
  * Parsed partition blocks, one per stream file, and the per-line decoders that fill them.
  *
- * Policy: a record must carry exactly the keys of its stream (formats.md §0; engine_series
+ * Policy: a record must carry exactly the keys of its stream (docs/formats.md §0; engine_series
  * may omit `labels`) with the right JSON types. Anything else is a corrupt line: skipped
  * and counted, never fatal (the Python store raised instead; we keep serving the rest).
  * gpu_util and engine_series rows are stored as tick-grouped typed columns — rows that
@@ -59,7 +59,7 @@ export class Dicts {
 
 /**
  * Python `json.dumps(labels, sort_keys=True)` with default separators — the sort key
- * of engine series parts (api.md 8.6).
+ * of engine series parts (docs/api.md 8.6).
  */
 export function canonicalLabels(labels: Record<string, unknown>): string {
   const keys = Object.keys(labels).sort(cmpStr);
@@ -650,7 +650,7 @@ export class TimedBlock<R extends { ts: number }> extends RecordBlock<R> {
 }
 
 // ---------------------------------------------------------------------------------------
-// record validation (exact key sets, formats.md §4)
+// record validation (exact key sets, docs/formats.md §4)
 
 type Obj = Record<string, unknown>;
 

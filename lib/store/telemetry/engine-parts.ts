@@ -1,5 +1,5 @@
 /**
- * Engine series "parts" (api.md 8.6): the rows of one raw metric split by (addr, labels),
+ * Engine series "parts" (docs/api.md 8.6): the rows of one raw metric split by (addr, labels),
  * each sorted by ts and — for the engine-level view — folded over dp ranks (SUM, or MEAN
  * for the intensive gauges). Computed per hour partition and memoised on its block
  * (`EngineBlock.derived`); the folded parts of closed partitions are also written to the

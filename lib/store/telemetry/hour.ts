@@ -1,5 +1,5 @@
 /**
- * Hourly partition keys (formats.md §3): the UTC hour of a timestamp as `YYYYMMDD_HH`.
+ * Hourly partition keys (docs/formats.md §3): the UTC hour of a timestamp as `YYYYMMDD_HH`.
  * A partition `K` covers `[hourStart(K), hourStart(K) + 3600)`.
  */
 export const HOUR_S = 3600;

@@ -40,7 +40,7 @@ export function ingestLines(
   consume: (rec: unknown) => boolean,
 ): IngestResult {
   const res: IngestResult = { corrupt: 0, firstCorruptAt: -1 };
-  // One decode per chunk; telemetry is ASCII so string index == byte index (formats.md 2.2).
+  // One decode per chunk; telemetry is ASCII so string index == byte index (docs/formats.md 2.2).
   const text = buf.toString("utf8", start, end);
   let pos = 0;
   while (pos < text.length) {

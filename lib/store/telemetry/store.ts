@@ -1,6 +1,6 @@
 /**
  * MetricStore: the read side of one run's telemetry directory `{runDir}/dashboard/`
- * (spec api.md 1.8, 8.1–8.3; formats.md §8).
+ * (docs/api.md 1.8, 8.1–8.3; docs/formats.md §8).
  *
  * Store layout policy:
  *  - Opening parses only `meta.json` and `lane_catalog.json`. Every stream is parsed on
@@ -246,7 +246,7 @@ export class MetricStore {
 
   /**
    * `[min, max]` over every record of the flat streams and the edge stamps of every
-   * partitioned stream (api.md 8.2); the open sentinel −1.0 never takes part.
+   * partitioned stream (docs/api.md 8.2); the open sentinel −1.0 never takes part.
    */
   async timeRange(): Promise<[number, number] | null> {
     const [m, t, d] = await Promise.all([this.metricsFile.block(), this.topologyFile.block(), this.dataBufferFile.block()]);
@@ -290,7 +290,7 @@ export class MetricStore {
   }
 
   /**
-   * Lane index (api.md 8.3): from lane_catalog.json when present, else by scanning
+   * Lane index (docs/api.md 8.3): from lane_catalog.json when present, else by scanning
    * gpu_util, phases and topology. Sorted by (node, gpu); `index` = position.
    */
   async laneIndex(): Promise<readonly LaneInfo[]> {

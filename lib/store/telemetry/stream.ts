@@ -130,7 +130,7 @@ export class PartitionedStream<B> {
 
   /**
    * Files overlapping `[t0, t1]` by partition hour (null bounds skip nothing); the legacy
-   * file always takes part (api.md 8.1).
+   * file always takes part (docs/api.md 8.1).
    */
   async windowFiles(t0: number | null, t1: number | null): Promise<readonly TailFile<B>[]> {
     const all = await this.files();
@@ -164,7 +164,7 @@ export class PartitionedStream<B> {
   }
 
   /**
-   * Edge timestamps without a scan (api.md 8.1): the first line of the first non-empty
+   * Edge timestamps without a scan (docs/api.md 8.1): the first line of the first non-empty
    * file and the last complete line within the final 64 KiB of the last non-empty file.
    * Unparseable edge lines contribute nothing.
    */

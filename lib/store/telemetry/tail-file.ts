@@ -1,7 +1,7 @@
 /**
  * One JSONL file read incrementally from a remembered byte offset.
  *
- * Policy (formats.md 2.4, api.md 1.9): only complete, `\n`-terminated lines are consumed;
+ * Policy (docs/formats.md 2.4, docs/api.md 1.9): only complete, `\n`-terminated lines are consumed;
  * a trailing partial line stays on disk until a later read. Fills are serialized through
  * a promise chain, so two concurrent readers can never append the same bytes twice (the
  * Python store had exactly that double-count bug). A file that shrank was replaced:

@@ -1,6 +1,6 @@
 /**
- * Record types of the telemetry streams under `{run}/dashboard/` (spec formats.md §4,
- * api.md 1.8). Object streams keep plain records; the two high-rate streams (gpu_util,
+ * Record types of the telemetry streams under `{run}/dashboard/` (docs/formats.md §4,
+ * docs/api.md 1.8). Object streams keep plain records; the two high-rate streams (gpu_util,
  * engine_series) never materialise per-row objects — see columns.ts / blocks.ts.
  */
 
@@ -27,7 +27,7 @@ export interface MetricsRecord {
   metrics: Record<string, Scalar>;
 }
 
-/** `t1 === -1` marks an OPEN phase (formats.md 4.3.1). */
+/** `t1 === -1` marks an OPEN phase (docs/formats.md 4.3.1). */
 export interface PhaseEvent {
   name: string;
   t0: number;
@@ -79,7 +79,7 @@ export interface DataBufferSample {
   length: number;
 }
 
-/** One lane of the lane index (api.md 8.3). */
+/** One lane of the lane index (docs/api.md 8.3). */
 export interface LaneInfo {
   node: string;
   gpu: number;

@@ -1,6 +1,6 @@
 /**
  * Write side of the run-directory store: everything that produces bytes under
- * `{dump}/dashboard/` in the exact format of formats.md. Plain Node, no Next.
+ * `{dump}/dashboard/` in the exact format of docs/formats.md. Plain Node, no Next.
  *
  * Typical use (demo generator, bench, collector):
  *

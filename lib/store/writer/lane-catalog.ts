@@ -1,5 +1,5 @@
 /**
- * `lane_catalog.json` (formats.md §4.10): the lane index the collector keeps
+ * `lane_catalog.json` (docs/formats.md §4.10): the lane index the collector keeps
  * next to the streams.
  *
  * Fold rules, applied at the start of each flush to the records about to be

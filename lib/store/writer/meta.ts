@@ -1,5 +1,5 @@
 /**
- * `meta.json` (formats.md §2.5/§4.1): the run header, `json.dumps(indent=1)`
+ * `meta.json` (docs/formats.md §2.5/§4.1): the run header, `json.dumps(indent=1)`
  * layout, no trailing newline, exactly the keys `run_name`, `start_ts`,
  * `args`, `schema_version` in that order.
  *

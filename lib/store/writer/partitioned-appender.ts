@@ -1,5 +1,5 @@
 /**
- * Append-only JSONL writer with the layout of formats.md §1/§3.
+ * Append-only JSONL writer with the layout of docs/formats.md §1/§3.
  *
  * Layout: flat streams go to `{dash}/{stream}.jsonl`; partitioned streams to
  * `{dash}/{stream}/{YYYYMMDD_HH}.jsonl`, keyed by the UTC hour of `ts`
@@ -46,7 +46,7 @@ function hourKeyOfIndex(hour: number): string {
   return key;
 }
 
-/** The timestamp that picks a record's hour file (formats.md §3). */
+/** The timestamp that picks a record's hour file (docs/formats.md §3). */
 export function partitionTs<S extends StreamName>(stream: S, r: StreamRecords[S]): number {
   if (stream === "phases") {
     const p = r as StreamRecords["phases"];

@@ -1,7 +1,7 @@
 /**
  * Python-compatible JSON: byte-exact `json.dumps` output and a tolerant reader.
  *
- * Policy (formats.md §2): every telemetry file must look exactly like what
+ * Policy (docs/formats.md §2): every telemetry file must look exactly like what
  * Python's `json.dumps(obj)` writes with its defaults (`ensure_ascii=True`,
  * `allow_nan=True`):
  *   - floats use Python's `repr` (shortest round-trip digits, fixed notation

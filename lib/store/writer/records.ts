@@ -1,5 +1,5 @@
 /**
- * Zod schemas for the on-disk telemetry records (formats.md §4), used to
+ * Zod schemas for the on-disk telemetry records (docs/formats.md §4), used to
  * validate what producers push to the collector and reusable by the read side.
  *
  * Policy: a record must carry exactly the listed keys (the Python reader
@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { PyFloat } from "./python-json";
 
-/** Streams in the order a flush processes them (formats.md §2.4). */
+/** Streams in the order a flush processes them (docs/formats.md §2.4). */
 export const STREAMS = [
   "metrics",
   "phases",
@@ -69,7 +69,7 @@ export const MetricsRecord = z.strictObject({
   metrics: MetricsDict,
 });
 
-/** `t1` of an OPEN phase marker (formats.md §4.3.1). */
+/** `t1` of an OPEN phase marker (docs/formats.md §4.3.1). */
 export const OPEN_T1 = -1.0;
 
 export const PhaseEvent = z.strictObject({
@@ -141,7 +141,7 @@ export const DataBufferSample = z.strictObject({
   length: Int,
 });
 
-/** meta.json (formats.md §4.1); `args` keeps its key order (Map for integer-like keys). */
+/** meta.json (docs/formats.md §4.1); `args` keeps its key order (Map for integer-like keys). */
 export const MetaJson = z.strictObject({
   run_name: z.string(),
   start_ts: FiniteFloat,

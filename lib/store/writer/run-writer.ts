@@ -3,7 +3,7 @@
  * Used by the collector daemon and by anything else that writes telemetry
  * (demo generator, bench) so all of them produce identical bytes.
  *
- * Failure policy (formats.md §6.3, STYLE 13):
+ * Failure policy (docs/formats.md §6.3, docs/collector.md "Failure policy"):
  *   - `add()` only buffers. Each stream's buffer is bounded
  *     (`maxBufferedPerStream`, default 500 000); at the cap the oldest 10 %
  *     are dropped and counted. The next flush logs the drop count at error

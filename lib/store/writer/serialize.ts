@@ -1,6 +1,6 @@
 /**
  * One JSONL line per record, byte-identical to the Python collector
- * (formats.md §2.1): compact separators, the dataclass key order of §4,
+ * (docs/formats.md §2.1): compact separators, the dataclass key order of §4,
  * float-typed fields via `formatFloat`, ints via `formatInt`, ASCII escaping.
  *
  * These are hand-written template strings rather than a generic walk because
