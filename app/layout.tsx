@@ -5,6 +5,8 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "rlboard", template: "%s · rlboard" },
   description: "RL post-training runs: metrics, GPU timeline, rollouts, samples and tokens",
+  // A private lab tool: no page should be indexed (public/robots.txt says the same).
+  robots: { index: false, follow: false },
 };
 
 // Applies the saved theme before first paint so dark-mode users never see a white flash.
