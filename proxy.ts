@@ -1,22 +1,53 @@
 /**
- * Page gate: a browser without a session cookie is sent to /login?next=<where it was
- * going>, so deep links survive the login. This only checks that a cookie exists — the
- * signed session itself is verified by the (dashboard) layout on every render, and API
- * routes authenticate in withApi (401 JSON, never a redirect).
+ * Page gate, in front of every page request of any kind: HTML documents, RSC payloads
+ * (`RSC: 1` / `?_rsc`), prefetches and server actions. It verifies the session the same
+ * way API routes do (lib/server/auth/session-token.ts: signature, expiry, the user still
+ * existing, their session generation) before Next renders anything, so no layout or page
+ * runs for a request that is not signed in. Pages check again themselves
+ * (lib/server/runs/page-run.ts), so a matcher mistake cannot open a page.
+ *
+ *  - no valid session: documents, RSC requests and prefetches get a redirect to
+ *    /login?next=<where it was going> (deep links survive the login); server actions
+ *    get 401 JSON. A stale or forged session cookie is cleared on the way.
+ *  - a server action from another origin: 403 JSON (Next itself would answer 500).
+ * Proxy runs on the Node.js runtime (Next 16), so it can read SQLite.
+ * API routes (`/api/*`) authenticate in withApi (401 JSON, never a redirect).
  */
 import { NextResponse, type NextRequest } from "next/server";
+import { hasSessionCookie, sessionUserFromCookies, SESSION_COOKIE_NAMES } from "@/lib/server/auth/session-token";
+import { isCrossOrigin } from "@/lib/server/auth/public-url";
 
-const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"];
+function jsonError(status: number, code: string, message: string): NextResponse {
+  return NextResponse.json({ detail: message, error: { code, message } }, { status });
+}
 
-export function proxy(req: NextRequest) {
-  const hasSession = SESSION_COOKIES.some((name) => req.cookies.has(name));
-  if (hasSession) return NextResponse.next();
-  const login = new URL("/login", req.nextUrl);
-  const next = req.nextUrl.pathname + req.nextUrl.search;
-  if (next !== "/") login.searchParams.set("next", next);
-  return NextResponse.redirect(login);
+export async function proxy(req: NextRequest) {
+  const isAction = req.method === "POST" && req.headers.has("next-action");
+  if (isAction && isCrossOrigin(req.headers)) {
+    return jsonError(403, "forbidden", "cross-origin request refused: open the dashboard at its own address");
+  }
+  // The login page is open to everyone (its sign-in action is origin-checked above).
+  if (req.nextUrl.pathname === "/login") return NextResponse.next();
+  const cookieHeader = req.headers.get("cookie");
+  const user = await sessionUserFromCookies(cookieHeader);
+  if (user) return NextResponse.next();
+
+  const res = isAction
+    ? jsonError(401, "unauthorized", "your session has ended: sign in again")
+    : (() => {
+        const login = new URL("/login", req.nextUrl);
+        const next = req.nextUrl.pathname + req.nextUrl.search.replace(/([?&])_rsc=[^&]*&?/, "$1").replace(/[?&]$/, "");
+        if (next !== "/") login.searchParams.set("next", next);
+        return NextResponse.redirect(login);
+      })();
+  if (hasSessionCookie(cookieHeader)) {
+    for (const c of req.cookies.getAll()) {
+      if (SESSION_COOKIE_NAMES.some((n) => c.name === n || c.name.startsWith(`${n}.`))) res.cookies.delete(c.name);
+    }
+  }
+  return res;
 }
 
 export const config = {
-  matcher: ["/((?!api/|_next/|login|favicon\\.ico|icon\\.svg|robots\\.txt).*)"],
+  matcher: ["/((?!api/|_next/static/|_next/image|favicon\\.ico$|icon\\.svg$|robots\\.txt$).*)"],
 };

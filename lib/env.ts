@@ -21,8 +21,21 @@ const ServerEnv = z.object({
   RLBOARD_TENSOR_LRU: z.coerce.number().int().min(1).max(64).default(2),
   RLBOARD_LOW_MFU_THRESHOLD: z.coerce.number().min(0).max(1).default(0.15),
   RLBOARD_USE_UTILIZATION_OVERVIEW: flag,
+  /** Expensive API queries running at once, server-wide and per user (docs/api.md "Limits"). */
+  RLBOARD_MAX_HEAVY: z.coerce.number().int().min(1).max(256).default(4),
+  RLBOARD_MAX_HEAVY_PER_USER: z.coerce.number().int().min(1).max(256).default(2),
+  /** Expensive queries allowed to wait for a slot (beyond: 503 busy). */
+  RLBOARD_HEAVY_QUEUE: z.coerce.number().int().min(0).max(4096).default(32),
   /** Set to "1" behind a TLS-terminating reverse proxy so cookies are marked Secure. */
   RLBOARD_SECURE_COOKIES: flag,
+  /**
+   * Trust X-Forwarded-For/-Proto/-Host (a reverse proxy in front): client address for the
+   * login lockout, Secure cookies and the public URL come from them. Off by default: then
+   * anyone could forge them.
+   */
+  RLBOARD_TRUST_PROXY: flag,
+  /** The URL users open (https://dash.lab.org): every Auth.js URL and origin check uses it. */
+  AUTH_URL: z.string().url().optional(),
   AUTH_SECRET: z.string().min(16).optional(),
   AUTH_OIDC_ISSUER: z.string().url().optional(),
   AUTH_OIDC_ID: z.string().min(1).optional(),
@@ -42,7 +55,12 @@ export interface ServerEnvironment {
   tensorLru: number;
   lowMfuThreshold: number;
   useUtilizationOverview: boolean;
+  /** Admission gate of expensive queries (lib/api/admission.ts). */
+  heavy: { maxRunning: number; maxPerUser: number; maxQueue: number };
   secureCookies: boolean;
+  trustProxy: boolean;
+  /** Origin + optional base path of the public URL, without a trailing slash; null: from the request. */
+  publicUrl: string | null;
   authSecret: string | null;
   oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
   github: { clientId: string; clientSecret: string } | null;
@@ -70,7 +88,10 @@ export function parseServerEnv(env: Record<string, string | undefined>): ServerE
     tensorLru: e.RLBOARD_TENSOR_LRU,
     lowMfuThreshold: e.RLBOARD_LOW_MFU_THRESHOLD,
     useUtilizationOverview: e.RLBOARD_USE_UTILIZATION_OVERVIEW,
+    heavy: { maxRunning: e.RLBOARD_MAX_HEAVY, maxPerUser: e.RLBOARD_MAX_HEAVY_PER_USER, maxQueue: e.RLBOARD_HEAVY_QUEUE },
     secureCookies: e.RLBOARD_SECURE_COOKIES,
+    trustProxy: e.RLBOARD_TRUST_PROXY,
+    publicUrl: e.AUTH_URL ? e.AUTH_URL.replace(/\/+$/, "") : null,
     authSecret: e.AUTH_SECRET ?? null,
     oidc:
       e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET

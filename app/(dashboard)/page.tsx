@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { RunList } from "@/components/runs/RunList";
-import { listRuns } from "@/lib/runs/list-runs";
+import { getPageRuns } from "@/lib/server/runs/page-run";
 
 export const metadata: Metadata = { title: "Runs" };
 export const dynamic = "force-dynamic";
 
 export default async function RunsPage() {
-  const initial = listRuns();
+  const { runs: initial } = await getPageRuns();
   return (
     <main className="page">
       <h1>Runs</h1>

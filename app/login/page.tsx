@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/LoginForm";
 import { safeNextPath } from "@/lib/auth/next-path";
-import { auth, configuredProviders } from "@/lib/server/auth/nextauth";
+import { configuredProviders } from "@/lib/server/auth/nextauth";
+import { currentPageUser } from "@/lib/server/session";
 import { oidcLoginAction } from "@/lib/actions/auth";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -11,8 +12,7 @@ export const dynamic = "force-dynamic";
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
   const next = safeNextPath(typeof sp.next === "string" ? sp.next : "/");
-  const session = await auth();
-  if (session?.user?.name) redirect(next);
+  if (await currentPageUser()) redirect(next);
   const providers = configuredProviders();
   return (
     <div className="login-wrap">

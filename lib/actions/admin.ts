@@ -6,7 +6,7 @@
  */
 import { formText } from "@/lib/actions/form";
 import { revalidatePath } from "next/cache";
-import { auth } from "@/lib/server/auth/nextauth";
+import { currentPageUser } from "@/lib/server/session";
 import { getDb } from "@/lib/server/db";
 import { addUser, createToken, removeUser, revokeTokens, setPassword, setRole, UserError } from "@/lib/server/auth/users";
 import { restrictRun, unrestrictRun } from "@/lib/server/auth/run-access";
@@ -18,8 +18,8 @@ export interface AdminState {
 }
 
 async function requireAdmin(): Promise<void> {
-  const session = await auth();
-  if (session?.user?.role !== "admin") throw new UserError("admin role required");
+  const user = await currentPageUser();
+  if (user?.role !== "admin") throw new UserError("admin role required");
 }
 
 function field(form: FormData, name: string): string {

@@ -45,9 +45,27 @@ export function applyMigrations(db: Db, dir = migrationsDir()): string[] {
   return ran;
 }
 
+/**
+ * The database holds password hashes, token hashes and the audit: only the server's user
+ * may read it. The file is created (or tightened) to 0600 before SQLite opens it; SQLite
+ * gives the -wal and -shm files the mode of the database file. A data dir we create is 0700.
+ */
+function createPrivate(file: string): void {
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+  }
+}
+
 export function openDatabase(dataDir: string): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DB_FILE));
+  if (!fs.existsSync(dataDir)) fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, DB_FILE);
+  createPrivate(file);
+  const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");

@@ -2,23 +2,22 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { RestrictionForms, UserForms } from "@/components/admin/AdminPanels";
 import { formatUtc } from "@/lib/format/time";
-import { listRuns } from "@/lib/runs/list-runs";
 import { getDb } from "@/lib/server/db";
 import { listRestrictions, recentAudit } from "@/lib/server/auth/run-access";
 import { listTokens, listUsers } from "@/lib/server/auth/users";
-import { requirePageUser } from "@/lib/server/session";
+import { getPageRuns } from "@/lib/server/runs/page-run";
 
 export const metadata: Metadata = { title: "Admin" };
 export const dynamic = "force-dynamic";
 
 export default async function AdminPage() {
-  const me = await requirePageUser("/admin");
+  const { user: me, runs: runList } = await getPageRuns("/admin");
   if (me.role !== "admin") notFound();
   const db = getDb();
   const users = listUsers(db);
   const audit = recentAudit(db, 100);
   const restrictions = listRestrictions(db);
-  const runs = listRuns().runs.map((r) => ({ id: r.id, name: r.name }));
+  const runs = runList.runs.map((r) => ({ id: r.id, name: r.name }));
   return (
     <main className="page">
       <h1>Admin</h1>

@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { applyMigrations, openDatabase, type Db } from "@/lib/server/db";
-import { hashPassword, verifyPassword } from "@/lib/server/auth/passwords";
+import { hashPassword, passwordProblem, PASSWORD_MAX, verifyPassword } from "@/lib/server/auth/passwords";
 import { clearFailures, LOCK_SECONDS, lockKey, lockedFor, MAX_FAILURES, recordFailure } from "@/lib/server/auth/lockout";
 import {
   addUser,
@@ -135,5 +135,37 @@ describe("session secret", () => {
     expect(fs.statSync(path.join(dir, "auth-secret")).mode & 0o777).toBe(0o600);
     expect(loadOrCreateSecret(dir, null)).toBe(a);
     expect(loadOrCreateSecret(dir, "from-env-secret-value")).toBe("from-env-secret-value");
+  });
+});
+
+describe("hardening (#11 item 7)", () => {
+  it("refuses a password of only whitespace, and the set/typed length limits agree", async () => {
+    const { db } = freshDb();
+    await expect(addUser(db, "ws", " ".repeat(12), "member")).rejects.toThrow(/only whitespace/);
+    await expect(addUser(db, "ws", "\t\n  \t\n  ", "member")).rejects.toThrow(/only whitespace/);
+    await expect(addUser(db, "long", "x".repeat(PASSWORD_MAX + 1), "member")).rejects.toThrow(`at most ${PASSWORD_MAX}`);
+    await addUser(db, "max", "x".repeat(PASSWORD_MAX), "member");
+    // The longest password that can be set can also be typed at the login form.
+    expect((await checkPassword(db, "max", "x".repeat(PASSWORD_MAX)))?.name).toBe("max");
+    expect(passwordProblem("  padded but fine  ")).toBeNull();
+  });
+
+  it("creates rlboard.db and its WAL readable by the owner only", async () => {
+    const { db, dir } = freshDb();
+    await addUser(db, "perm", "perm-password", "member");
+    for (const f of ["rlboard.db", "rlboard.db-wal", "rlboard.db-shm"]) {
+      const p = path.join(dir, f);
+      expect(fs.existsSync(p), f).toBe(true);
+      expect((fs.statSync(p).mode & 0o777).toString(8), f).toBe("600");
+    }
+  });
+
+  it("tightens an existing world-readable database to 0600", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-perm-"));
+    fs.writeFileSync(path.join(dir, "rlboard.db"), "", { mode: 0o644 });
+    fs.chmodSync(path.join(dir, "rlboard.db"), 0o644);
+    const db = openDatabase(dir);
+    dbs.push(db);
+    expect((fs.statSync(path.join(dir, "rlboard.db")).mode & 0o777).toString(8)).toBe("600");
   });
 });

@@ -13,14 +13,16 @@ import { serverEnv } from "@/lib/env";
 import { getDb } from "@/lib/server/db";
 import { loadOrCreateSecret } from "@/lib/server/auth/secret";
 import { checkPassword, findUser, upsertExternalUser, type Role } from "@/lib/server/auth/users";
+import { userForClaims } from "@/lib/server/auth/session-token";
 import { clearFailures, lockKey, lockedFor, recordFailure } from "@/lib/server/auth/lockout";
 import { clientIp } from "@/lib/server/auth/client-ip";
+import { PASSWORD_MAX } from "@/lib/server/auth/passwords";
 
 class LockedOut extends CredentialsSignin {
   override code = "locked";
 }
 
-const LoginInput = z.object({ name: z.string().min(1).max(64), password: z.string().min(1).max(1024) });
+const LoginInput = z.object({ name: z.string().min(1).max(64), password: z.string().min(1).max(PASSWORD_MAX) });
 
 declare module "next-auth" {
   interface Session {
@@ -28,6 +30,8 @@ declare module "next-auth" {
   }
   interface User {
     role?: Role;
+    /** The user's session generation at sign-in (see session-token.ts). */
+    gen?: number;
   }
 }
 
@@ -51,7 +55,7 @@ function buildConfig(): NextAuthConfig {
           return null;
         }
         clearFailures(db, key);
-        return { id: String(user.id), name: user.name, role: user.role };
+        return { id: String(user.id), name: user.name, role: user.role, gen: user.session_gen };
       },
     }),
   ];
@@ -77,25 +81,30 @@ function buildConfig(): NextAuthConfig {
     callbacks: {
       jwt({ token, user, account }) {
         if (user) {
-          let role: Role = user.role ?? "member";
           let name = user.name ?? user.email ?? "user";
           if (account && account.provider !== "credentials") {
             // External identities map onto a local user row so roles and audit work the same.
-            const local = upsertExternalUser(getDb(), name.replace(/[^A-Za-z0-9._@-]/g, "_").slice(0, 64), account.provider, env.oidcDefaultRole);
-            role = local.role;
-            name = local.name;
+            name = upsertExternalUser(getDb(), name.replace(/[^A-Za-z0-9._@-]/g, "_").slice(0, 64), account.provider, env.oidcDefaultRole).name;
           }
-          token.name = name;
-          token.role = role;
+          // The claims every request checks (session-token.ts): who, and which generation.
+          const row = findUser(getDb(), name);
+          if (!row) throw new Error("signed-in user has no row");
+          token.name = row.name;
+          token.uid = row.id;
+          token.gen = row.session_gen;
+          delete token.role;
         }
         return token;
       },
       session({ session, token }) {
-        const name = typeof token.name === "string" ? token.name : "";
-        // Role is re-read so a demotion or removal takes effect without waiting for expiry.
-        const row = name ? findUser(getDb(), name) : null;
-        session.user = { ...session.user, name, role: row?.role ?? "member" };
-        if (!row) session.expires = new Date(0).toISOString() as typeof session.expires;
+        // Only Auth.js' own endpoints (/api/auth/session) come here; every page and API
+        // route checks the session with session-token.ts instead.
+        const claims = typeof token.uid === "number" && typeof token.gen === "number" && typeof token.name === "string"
+          ? { uid: token.uid, gen: token.gen, name: token.name }
+          : null;
+        const live = claims ? userForClaims(getDb(), claims) : null;
+        session.user = { ...session.user, name: live?.name ?? "", role: live?.role ?? "member" };
+        if (!live) session.expires = new Date(0).toISOString() as typeof session.expires;
         return session;
       },
     },

@@ -18,8 +18,21 @@ function scryptAsync(password: string, salt: Buffer, n: number, r: number, p: nu
   });
 }
 
+/** One rule for every place a password is set or typed (CLI, Admin page, login form). */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 1024;
+
+/** Why this password cannot be set, or null when it can. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < PASSWORD_MIN) return `password must be at least ${PASSWORD_MIN} characters`;
+  if (password.length > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters`;
+  if (password.trim() === "") return "password must not be only whitespace";
+  return null;
+}
+
 export async function hashPassword(password: string): Promise<string> {
-  if (password.length < 8) throw new Error("password must be at least 8 characters");
+  const problem = passwordProblem(password);
+  if (problem) throw new Error(problem);
   const salt = randomBytes(16);
   const key = await scryptAsync(password, salt, N, R, P);
   return ["scrypt", N, R, P, salt.toString("base64"), key.toString("base64")].join("$");

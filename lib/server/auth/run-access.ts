@@ -59,11 +59,14 @@ export function listRestrictions(db: Db): Restriction[] {
   return runs.map((r) => ({ run_id: r.run_id, members: (members.all(r.run_id) as { name: string }[]).map((m) => m.name) }));
 }
 
+export class RunAccessError extends Error {}
+
 /** Restrict a run to the given users (replacing the previous list). Unknown names throw. */
 export function restrictRun(db: Db, runId: string, memberNames: string[], nowS = Date.now() / 1000): void {
+  if (!runId) throw new RunAccessError("run id must not be empty");
   const ids = memberNames.map((name) => {
     const u = findUser(db, name);
-    if (!u) throw new Error(`no user named '${name}'`);
+    if (!u) throw new RunAccessError(`no user named '${name}'`);
     return u.id;
   });
   db.transaction(() => {
@@ -79,4 +82,26 @@ export function unrestrictRun(db: Db, runId: string): void {
     db.prepare("DELETE FROM run_members WHERE run_id = ?").run(runId);
     db.prepare("DELETE FROM run_restrictions WHERE run_id = ?").run(runId);
   })();
+}
+
+/** True when the server's run index (the `runs` table) holds this id. */
+export function knownRun(db: Db, runId: string): boolean {
+  return db.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId) !== undefined;
+}
+
+/** Who may read a run's trajectories, as lines for a person (`users access RUN_ID`). */
+export function describeAccess(db: Db, runId: string): string[] {
+  const admins = (db.prepare("SELECT name FROM users WHERE role = 'admin' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  const lines: string[] = [];
+  if (!knownRun(db, runId)) lines.push(`note: run '${runId}' is not in the server's run index`);
+  if (!isRestricted(db, runId)) {
+    const n = (db.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+    lines.push(`'${runId}' is not restricted: every signed-in user (${n}) may read its trajectories`);
+    return lines;
+  }
+  const members = listRestrictions(db).find((r) => r.run_id === runId)?.members ?? [];
+  lines.push(`'${runId}' is restricted: trajectories readable by`);
+  for (const a of admins) lines.push(`  ${a}\tadmin`);
+  for (const m of members.filter((m) => !admins.includes(m))) lines.push(`  ${m}\tallowed`);
+  return lines;
 }

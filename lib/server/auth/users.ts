@@ -20,6 +20,23 @@ export interface UserRow {
 
 export class UserError extends Error {}
 
+/** What a session check needs: identity, role and the session generation (0003 migration). */
+export interface SessionRow {
+  id: number;
+  name: string;
+  role: Role;
+  session_gen: number;
+}
+
+export function sessionRowById(db: Db, id: number): SessionRow | null {
+  return (db.prepare("SELECT id, name, role, session_gen FROM users WHERE id = ?").get(id) as SessionRow | undefined) ?? null;
+}
+
+/** Ends every browser session of the user (their tokens carry the old generation). */
+function endSessions(db: Db, userId: number): void {
+  db.prepare("UPDATE users SET session_gen = session_gen + 1 WHERE id = ?").run(userId);
+}
+
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
 export function validateUserName(name: string): string {
@@ -37,11 +54,11 @@ export function listUsers(db: Db): UserRow[] {
   return db.prepare("SELECT id, name, role, provider, created_at FROM users ORDER BY name").all() as UserRow[];
 }
 
-export function findUser(db: Db, name: string): (UserRow & { password_hash: string | null }) | null {
+export function findUser(db: Db, name: string): (UserRow & { password_hash: string | null; session_gen: number }) | null {
   return (
     (db
-      .prepare("SELECT id, name, role, provider, created_at, password_hash FROM users WHERE name = ?")
-      .get(name) as (UserRow & { password_hash: string | null }) | undefined) ?? null
+      .prepare("SELECT id, name, role, provider, created_at, password_hash, session_gen FROM users WHERE name = ?")
+      .get(name) as (UserRow & { password_hash: string | null; session_gen: number }) | undefined) ?? null
   );
 }
 
@@ -83,7 +100,11 @@ export function removeUser(db: Db, name: string): void {
 export async function setPassword(db: Db, name: string, password: string): Promise<void> {
   const user = findUser(db, name);
   if (!user) throw new UserError(`no user named '${name}'`);
-  db.prepare("UPDATE users SET password_hash = ? WHERE id = ?").run(await hashPassword(password), user.id);
+  const hash = await hashPassword(password);
+  db.transaction(() => {
+    db.prepare("UPDATE users SET password_hash = ? WHERE id = ?").run(hash, user.id);
+    endSessions(db, user.id);
+  })();
 }
 
 export function setRole(db: Db, name: string, role: Role): void {
@@ -93,10 +114,14 @@ export function setRole(db: Db, name: string, role: Role): void {
     const admins = (db.prepare("SELECT count(*) AS n FROM users WHERE role = 'admin'").get() as { n: number }).n;
     if (admins <= 1) throw new UserError(`'${name}' is the last admin`);
   }
-  db.prepare("UPDATE users SET role = ? WHERE id = ?").run(role, user.id);
+  if (user.role === role) return;
+  db.transaction(() => {
+    db.prepare("UPDATE users SET role = ? WHERE id = ?").run(role, user.id);
+    endSessions(db, user.id);
+  })();
 }
 
-export async function checkPassword(db: Db, name: string, password: string): Promise<UserRow | null> {
+export async function checkPassword(db: Db, name: string, password: string): Promise<(UserRow & { session_gen: number }) | null> {
   const user = findUser(db, name);
   if (!user?.password_hash) {
     // Spend the same time as a real check so user names can't be probed by timing.
@@ -129,8 +154,11 @@ export function createToken(db: Db, name: string): string {
 export function revokeTokens(db: Db, name: string): number {
   const user = findUser(db, name);
   if (!user) throw new UserError(`no user named '${name}'`);
-  return db.prepare("UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL").run(now(), user.id)
-    .changes;
+  // "Revoke everything" also signs the user out of every browser.
+  return db.transaction(() => {
+    endSessions(db, user.id);
+    return db.prepare("UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL").run(now(), user.id).changes;
+  })();
 }
 
 export interface TokenInfo {

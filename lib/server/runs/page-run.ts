@@ -1,13 +1,33 @@
 import "server-only";
+/**
+ * The only way pages and layouts reach run data. Each function checks the session first
+ * (requirePageUser: signature, expiry, user, generation), so no server component reads a
+ * run before its own request was authenticated — Next renders a layout and its page side
+ * by side, and an RSC payload carries whatever any of them read.
+ */
 import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/api/errors";
+import type { GetRunsResponse } from "@/lib/contracts/runs";
+import { listRuns } from "@/lib/runs/list-runs";
 import { getRunOrThrow, resolveRun, type RunContext } from "@/lib/server/runs/context";
 import type { ScannedRun } from "@/lib/server/runs/scan";
+import { requirePageUser, type PageUser } from "@/lib/server/session";
+
+function runPath(runId: string): string {
+  return `/runs/${encodeURIComponent(runId)}`;
+}
 
 /** For run pages: the run behind the `[runId]` segment, or Next's 404 page. */
-export function getPageRunOrNotFound(runId: string): ScannedRun {
+export async function getPageRunOrNotFound(runId: string): Promise<ScannedRun> {
+  let id: string;
   try {
-    return resolveRun(decodeURIComponent(runId));
+    id = decodeURIComponent(runId);
+  } catch {
+    notFound();
+  }
+  await requirePageUser(runPath(id));
+  try {
+    return resolveRun(id);
   } catch (err) {
     if (ApiError.is(err) && (err.code === "not_found" || err.code === "bad_request")) notFound();
     throw err;
@@ -15,6 +35,12 @@ export function getPageRunOrNotFound(runId: string): ScannedRun {
 }
 
 export async function getPageRunContext(runId: string): Promise<RunContext> {
-  const run = getPageRunOrNotFound(runId);
+  const run = await getPageRunOrNotFound(runId);
   return getRunOrThrow(run.id);
+}
+
+/** The run list for a page, after the session check. */
+export async function getPageRuns(next = "/"): Promise<{ user: PageUser; runs: GetRunsResponse }> {
+  const user = await requirePageUser(next);
+  return { user, runs: listRuns() };
 }

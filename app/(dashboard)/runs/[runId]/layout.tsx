@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 export default async function RunLayout({ children, params }: { children: ReactNode; params: Promise<{ runId: string }> }) {
   const { runId } = await params;
-  const run = getPageRunOrNotFound(runId);
+  const run = await getPageRunOrNotFound(runId);
   const base = `/runs/${encodeURIComponent(run.id)}`;
   return (
     <div className="run-shell">
@@ -17,7 +17,7 @@ export default async function RunLayout({ children, params }: { children: ReactN
             Runs
           </Link>
           <span className="muted">›</span>
-          <h1 title={run.dir}>{run.name}</h1>
+          <h1 title={run.id}>{run.name}</h1>
           {run.live ? <span className="badge badge-live">live</span> : null}
         </div>
         <RunTabs base={base} hasTimeline={run.hasTimeline} hasDumps={run.hasDumps} />

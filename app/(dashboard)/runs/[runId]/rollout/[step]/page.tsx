@@ -16,7 +16,7 @@ export async function generateMetadata({ params, searchParams }: Props): Promise
 export default async function RolloutStepPage({ params, searchParams }: Props) {
   const { runId, step } = await params;
   const evaluation = isEvalParam((await searchParams).eval);
-  const run = getPageRunOrNotFound(runId);
+  const run = await getPageRunOrNotFound(runId);
   const ctx = await getPageRunContext(runId);
   const ids = await ctx.dumps.listRolloutIds();
   const n = /^-?\d+$/.test(step) ? Number(step) : Number.NaN;
