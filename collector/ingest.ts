@@ -7,6 +7,8 @@
  *                       engine_series), gpu_processes, data_buffer; the full
  *                       stream names are accepted as well.
  *   POST /v1/meta       {"args": {...}, "run_name"?: "..."} rewrites meta.json
+ *   POST /v1/router     {"url": "http://…", "mode"?: "router"|"direct"}
+ *                       re-points the sglang scraper (sglang-scraper.ts)
  *   GET  /health        {"ok": true, ...} (503 + ok:false while writes fail)
  *   GET  /metrics       Prometheus text (self-metrics.ts)
  *
@@ -49,11 +51,18 @@ export interface MetaUpdate {
   args: ReadonlyMap<string, PyValue> | { readonly [key: string]: PyValue };
 }
 
+export interface RouterUpdate {
+  url: string;
+  mode?: "router" | "direct";
+}
+
 export interface IngestDeps {
   maxBodyBytes: number;
   /** Takes validated records of one stream. */
   accept(stream: StreamName, records: AnyRecord[]): void;
   setMeta(update: MetaUpdate): Promise<void>;
+  /** Re-point the scraper; answers the scraper's state after the update. */
+  setRouter(update: RouterUpdate): { mode: string; router: string | undefined; changed: boolean };
   health(): { ok: boolean } & Record<string, unknown>;
   metrics: CollectorMetrics;
   renderMetrics(): string;
@@ -186,6 +195,17 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
     send(res, 200, { ok: true });
   };
 
+  const router = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const parsed = parseBody((await readBody(req, deps.maxBodyBytes)).toString("utf8"), false);
+    if (!isPlainObject(parsed)) throw new HttpError(400, "bad_request", 'body must be {"url": "http://host:port", "mode"?: "router"|"direct"}');
+    const { url, mode, ...rest } = parsed;
+    const extra = Object.keys(rest);
+    if (extra.length > 0) throw new HttpError(400, "bad_request", `unknown key ${JSON.stringify(extra[0])}`);
+    if (typeof url !== "string" || !/^https?:\/\/[^\s/]+/.test(url)) throw new HttpError(400, "bad_request", "url: expected an http(s) URL");
+    if (mode !== undefined && mode !== "router" && mode !== "direct") throw new HttpError(400, "bad_request", 'mode: expected "router" or "direct"');
+    send(res, 200, { ok: true, ...deps.setRouter({ url, ...(mode === undefined ? {} : { mode }) }) });
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const method = req.method ?? "GET";
@@ -204,9 +224,10 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
     }
     const m = /^\/v1\/([a-z_]+)$/.exec(path);
     const name = m?.[1];
-    if (name === "meta" || (name !== undefined && Object.hasOwn(ROUTE_STREAMS, name))) {
+    if (name === "meta" || name === "router" || (name !== undefined && Object.hasOwn(ROUTE_STREAMS, name))) {
       if (method !== "POST") throw new HttpError(405, "method_not_allowed", "use POST");
       if (name === "meta") await meta(req, res);
+      else if (name === "router") await router(req, res);
       else await ingest(ROUTE_STREAMS[name] as StreamName, req, res);
       return;
     }

@@ -81,9 +81,10 @@ describe("ingest HTTP", () => {
     const gpu = { ts: 1755000041.123456, node: "10.0.0.1", gpu: 0, util: 87, mem_mb: 61234, power_w: 612 };
     expect((await postJson(`${h.url}/v1/gpu`, { records: [gpu] })).status).toBe(200);
     const m = (await getText(`${h.url}/metrics`)).text;
-    expect(m).toContain('rlboard_engine_metric{addr="http://10.0.0.1:15000",metric="sglang_token_usage",engine_type="prefill"} 0.63');
-    expect(m).toContain('metric="x",engine_type="prefill"} NaN');
-    expect(m).toContain('rlboard_gpu_util_percent{node="10.0.0.1",gpu="0"} 87');
+    expect(m).toContain('rlboard_engine_metric{engine="http://10.0.0.1:15000",metric="sglang_token_usage",engine_type="prefill",run_name="miles-run"} 0.63');
+    expect(m).toContain('metric="x",engine_type="prefill",run_name="miles-run"} NaN');
+    expect(m).toContain('rlboard_gpu_util_percent{node="10.0.0.1",gpu="0",run_name="miles-run"} 87');
+    expect(m).toContain('miles_metric_dashboard_gpu_10_0_0_1_0_util{run_name="miles-run"} 87');
     await h.flush();
     expect(readFileSync(join(h.dashDir, "gpu_util/20250812_12.jsonl"), "utf8")).toBe(
       '{"ts":1755000041.123456,"node":"10.0.0.1","gpu":0,"util":87,"mem_mb":61234,"power_w":612}\n',

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { readMeta } from "@/lib/store/writer/meta";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 import type { FlushReport } from "@/lib/store/writer/run-writer";
-import type { AnyRecord, EngineSample, GpuSample, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/writer/records";
+import type { AnyRecord, EngineSample, GpuSample, MetricsRecord, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/writer/records";
 import { nodeWriterFs } from "@/lib/store/writer/writer-fs";
 import type { WriterFs } from "@/lib/store/writer/writer-fs";
 import { createIngestHandler } from "./ingest";
@@ -145,6 +145,8 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
         metrics.noteEngine(records as EngineSample[]);
         for (const r of records as EngineSample[]) topology.noteScraped(r.addr);
       } else if (stream === "gpu_util") metrics.noteGpu(records as GpuSample[]);
+      else if (stream === "phases") metrics.notePhases(records as PhaseEvent[]);
+      else if (stream === "metrics") metrics.noteMetrics(records as MetricsRecord[]);
       writer.add(stream, records);
     }
     maybeFlush();
@@ -160,7 +162,12 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
     accept: (stream, records: AnyRecord[]) => add(stream, records as StreamRecords[typeof stream][]),
     setMeta,
     metrics,
-    renderMetrics: () => metrics.render(writer),
+    renderMetrics: () => metrics.render(writer, runName ?? "miles-run"),
+    setRouter: ({ url, mode }) => {
+      const changed = scraper.setRouter(url, mode);
+      if (changed) log.info(`sglang scraper: router ${scraper.router ?? ""} registered (${scraper.mode} mode)`);
+      return { mode: scraper.mode, router: scraper.router, changed };
+    },
     health: () => ({
       ok: writer.healthy,
       pid: process.pid,
@@ -169,6 +176,7 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       start_ts: startTs,
       buffered: writer.pending(),
       scraper: scraper ? scraper.mode : "off",
+      router: scraper?.router ?? null,
       gpu_sampler: sampler.backend,
       memory_mb: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1048576)])),
     }),

@@ -185,4 +185,57 @@ describe("SglangScraper", () => {
     expect(router.hits.length).toBe(2);
     expect(new Set(got.map((r) => r.addr)).size).toBe(2);
   });
+  it("setRouter re-points router mode to a restarted router at the next tick; the same address again is a no-op", async () => {
+    const old = await startFakeEngine(sglangFixture("engine_metrics_router.txt"), "/engine_metrics");
+    const moved = await startFakeEngine(sglangFixture("router_engine_metrics_pd.txt"), "/engine_metrics");
+    engines.push(old, moved);
+    const got: EngineSample[] = [];
+    const s = new SglangScraper({
+      router: old.url,
+      targets: () => [],
+      intervalS: 1,
+      timeoutS: 2,
+      whitelist: DEFAULT_WHITELIST,
+      sink: (r) => got.push(...r),
+      log: captureLog(),
+    });
+    await s.tick();
+    expect(new Set(got.map((r) => r.addr))).toEqual(new Set(["http://10.0.0.1:15000", "http://10.0.0.1:15004"]));
+    expect(s.setRouter(`${moved.url}/`)).toBe(true);
+    expect(s.setRouter(moved.url)).toBe(false);
+    expect(s.mode).toBe("router");
+    expect(s.router).toBe(moved.url);
+    got.length = 0;
+    await s.tick();
+    expect(new Set(got.map((r) => r.addr))).toEqual(new Set(["http://10.0.0.11:30000", "http://10.0.0.12:30000"]));
+    expect(old.hits).toHaveLength(1);
+    expect(moved.hits).toEqual(["/engine_metrics"]);
+  });
+
+  it("setRouter in direct mode only records the address unless router mode is asked for; direct mode can be restored", async () => {
+    const engine = await startFakeEngine(sglangFixture("engine_metrics_direct.txt"));
+    const router = await startFakeEngine(sglangFixture("engine_metrics_router.txt"), "/engine_metrics");
+    engines.push(engine, router);
+    const got: EngineSample[] = [];
+    const s = new SglangScraper({
+      targets: () => [engine.url],
+      intervalS: 1,
+      timeoutS: 2,
+      whitelist: DEFAULT_WHITELIST,
+      sink: (r) => got.push(...r),
+      log: captureLog(),
+    });
+    expect(s.setRouter(router.url)).toBe(true);
+    expect(s.mode).toBe("direct");
+    await s.tick();
+    expect(router.hits).toHaveLength(0);
+    expect(engine.hits).toEqual(["/metrics"]);
+    expect(s.setRouter(router.url, "router")).toBe(true);
+    await s.tick();
+    expect(router.hits).toEqual(["/engine_metrics"]);
+    expect(s.setRouter(router.url, "direct")).toBe(true);
+    await s.tick();
+    expect(engine.hits).toEqual(["/metrics", "/metrics"]);
+    expect(router.hits).toHaveLength(1);
+  });
 });

@@ -6,6 +6,12 @@
  *     `--engines` plus the latest topology), at most 8 at a time;
  *   - router mode: one `GET {router}/engine_metrics`, engine = `worker_addr`.
  *
+ * Re-pointing (`setRouter`, `POST /v1/router`): the router can restart on a
+ * new address mid-run; the next tick scrapes the new one. Registering the
+ * same address and mode again is a no-op (docs/formats.md §6.5). In direct
+ * mode a registered router address is only remembered unless the caller
+ * asks for router mode explicitly.
+ *
  * Failure policy: a failing, non-2xx, unparsable or slow engine (5 s timeout)
  * is skipped for that tick with a rate-limited warning — a gap, never an
  * interpolated value. Ticks run on a fixed cadence (`interval`, at least
@@ -22,6 +28,8 @@ import { buildEngineRecords } from "./sglang-records";
 
 export const MIN_TICK_GAP_S = 0.5;
 export const DIRECT_CONCURRENCY = 8;
+
+export type ScrapeMode = "router" | "direct";
 
 export interface ScraperOptions {
   /** Router base URL → router mode; otherwise direct mode over `targets()`. */
@@ -51,15 +59,38 @@ export class SglangScraper {
   private active = 0;
   private readonly waiters: (() => void)[] = [];
   private readonly pendingTicks = new Set<Promise<void>>();
+  private routerUrl: string | undefined;
+  private currentMode: ScrapeMode;
 
   constructor(private readonly opts: ScraperOptions) {
+    this.routerUrl = opts.router === undefined ? undefined : stripSlash(opts.router);
+    this.currentMode = opts.router ? "router" : "direct";
     this.whitelist = new Set(opts.whitelist);
     this.warner = new RateLimitedWarner(opts.log);
     this.now = opts.now ?? (() => Date.now() / 1000);
   }
 
-  get mode(): "router" | "direct" {
-    return this.opts.router ? "router" : "direct";
+  get mode(): ScrapeMode {
+    return this.currentMode;
+  }
+
+  /** The last registered router address (scraped only in router mode). */
+  get router(): string | undefined {
+    return this.routerUrl;
+  }
+
+  /**
+   * Register the router at `url`; `mode` (default: keep the current mode)
+   * switches between router and direct scraping. Takes effect at the next
+   * tick; a request in flight to the old address finishes (or times out) on
+   * its own. Returns whether anything changed.
+   */
+  setRouter(url: string, mode: ScrapeMode = this.currentMode): boolean {
+    const next = stripSlash(url);
+    if (next === this.routerUrl && mode === this.currentMode) return false;
+    this.routerUrl = next;
+    this.currentMode = mode;
+    return true;
   }
 
   start(): void {
@@ -87,8 +118,8 @@ export class SglangScraper {
   /** One tick; resolves when every request of the tick has settled. */
   async tick(): Promise<void> {
     const ts = this.now();
-    if (this.opts.router) {
-      await this.scrapeOne(`${stripSlash(this.opts.router)}/engine_metrics`, ts, undefined);
+    if (this.currentMode === "router" && this.routerUrl !== undefined) {
+      await this.scrapeOne(`${this.routerUrl}/engine_metrics`, ts, undefined);
       return;
     }
     const targets = [...new Set(this.opts.targets().map(stripSlash))];
