@@ -27,6 +27,7 @@ export const USAGE = `usage: npm run collector -- --dump-details DIR [options]
   --scrape-interval S     sglang scrape tick (default 2)
   --scrape-timeout S      per-request timeout (default 5)
   --sglang-metrics a,b    replace the default metric whitelist
+                          (miles' name --dashboard-sglang-metrics is accepted too)
   --gpu-source SRC        auto | nvidia-smi | amd-smi | none (default auto)
   --gpu-interval S        GPU sample tick (default 1)
   --gpu-process-interval S  GPU per-process sweep (default 5)
@@ -121,6 +122,7 @@ export function parseCollectorArgs(
         "scrape-interval": { type: "string" },
         "scrape-timeout": { type: "string" },
         "sglang-metrics": { type: "string" },
+        "dashboard-sglang-metrics": { type: "string" },
         "gpu-source": { type: "string" },
         "gpu-interval": { type: "string" },
         "gpu-process-interval": { type: "string" },
@@ -144,6 +146,8 @@ export function parseCollectorArgs(
   if (values.help) return { help: true };
   const str = (k: string): string | undefined => values[k] as string | undefined;
   const emptyAsUndefined = (v: string | undefined): string | undefined => (v === "" ? undefined : v);
+  if (str("sglang-metrics") !== undefined && str("dashboard-sglang-metrics") !== undefined)
+    throw new ConfigError("use either --sglang-metrics or --dashboard-sglang-metrics, not both");
   const raw = {
     dumpDetails: str("dump-details"),
     dataDir: str("data-dir") ?? emptyAsUndefined(env.RLBOARD_DATA_DIR),
@@ -153,7 +157,7 @@ export function parseCollectorArgs(
     engines: csv(str("engines")),
     scrapeIntervalS: str("scrape-interval") ?? "2",
     scrapeTimeoutS: str("scrape-timeout") ?? "5",
-    sglangMetrics: csv(str("sglang-metrics")) ?? [...DEFAULT_WHITELIST],
+    sglangMetrics: csv(str("sglang-metrics") ?? str("dashboard-sglang-metrics")) ?? [...DEFAULT_WHITELIST],
     gpuSource: str("gpu-source") ?? "auto",
     gpuIntervalS: str("gpu-interval") ?? "1",
     gpuProcessIntervalS: str("gpu-process-interval") ?? "5",
