@@ -1,12 +1,16 @@
 /**
  * File layout of a dump directory D (docs/api.md 1.1, 1.9): names, listing with the
  * visibility rule, stats for cache keys, and the load-failure policy (a fresh file that
- * fails to parse is "still being written" → 503; a missing one is 404).
+ * fails to parse is "still being written" → 503; a missing one is 404; an older one that
+ * fails to parse is `corrupt_file` → 500 with a message naming the file and the problem).
+ * Every path is relative to the run directory and goes through its `RunFs` (safe-fs.ts):
+ * nothing resolving outside the run directory is listed, stat'ed or opened.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
 import { ApiError, notFound, stillWriting } from "@/lib/api/errors";
 import { PtFormatError } from "@/lib/store/pt/errors";
+import { isOutside, type RunFs } from "@/lib/store/safe-fs";
 
 /** A rollout younger than this (seconds) is hidden unless its train companion exists. */
 export const MIN_AGE_SECONDS = 10.0;
@@ -58,26 +62,44 @@ export interface FileStamp {
   mtimeMs: number;
 }
 
-export async function stamp(abs: string): Promise<FileStamp> {
-  const st = await fs.stat(abs, { bigint: true });
+function toStamp(st: { size: bigint; mtimeNs: bigint }): FileStamp {
   return { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), mtimeMs: Number(st.mtimeNs / 1_000_000n) };
 }
 
-/** Stat or null when missing. */
-export async function stampOrNull(abs: string): Promise<FileStamp | null> {
+/** Stamp of a file outside any run directory (the app's own cache dir). */
+export async function stampAbs(abs: string): Promise<FileStamp> {
+  return toStamp(await fs.stat(abs, { bigint: true }));
+}
+
+/** Stamp of a cache file, or null when missing. */
+export async function stampAbsOrNull(abs: string): Promise<FileStamp | null> {
   try {
-    return await stamp(abs);
+    return await stampAbs(abs);
   } catch (err) {
     if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return null;
     throw err;
   }
 }
 
-async function readdirOrEmpty(abs: string): Promise<string[]> {
+/**
+ * Stat of `rel` in the run directory, or null when missing. A file resolving outside
+ * the run directory throws the safe-fs refusal (403).
+ */
+export async function stampOrNull(fsys: RunFs, rel: string): Promise<FileStamp | null> {
   try {
-    return await fs.readdir(abs);
+    return toStamp(await fsys.stat(rel, { bigint: true }));
   } catch (err) {
-    if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return [];
+    if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return null;
+    throw err;
+  }
+}
+
+/** `stampOrNull`, with a file resolving outside counted as missing (listings). */
+async function visibleStamp(fsys: RunFs, rel: string): Promise<FileStamp | null> {
+  try {
+    return await stampOrNull(fsys, rel);
+  } catch (err) {
+    if (isOutside(err)) return null;
     throw err;
   }
 }
@@ -88,10 +110,10 @@ export interface TrainShardFile {
 }
 
 /** `train_data/{rid}_*.pt` in shard order (ascending by the integer after the last `_`). */
-export async function listTrainShards(dir: string, rid: number): Promise<TrainShardFile[]> {
+export async function listTrainShards(fsys: RunFs, rid: number): Promise<TrainShardFile[]> {
   const prefix = `${rid}_`;
   const out: TrainShardFile[] = [];
-  for (const name of await readdirOrEmpty(path.join(dir, "train_data"))) {
+  for (const name of await fsys.readdir("train_data")) {
     if (!name.startsWith(prefix) || !name.endsWith(".pt")) continue;
     const stem = name.slice(0, -3);
     const rank = stem.slice(stem.lastIndexOf("_") + 1);
@@ -105,9 +127,9 @@ export async function listTrainShards(dir: string, rid: number): Promise<TrainSh
  * Visible rollout ids (1.9): older than MIN_AGE_SECONDS, or (train only) with a first
  * train companion `train_data/{rid}_0.pt`. Stems other than `int` / `eval_int` are skipped.
  */
-export async function listRolloutIds(dir: string, nowMs = Date.now()): Promise<{ train: number[]; eval: number[] }> {
+export async function listRolloutIds(fsys: RunFs, nowMs = Date.now()): Promise<{ train: number[]; eval: number[] }> {
   const candidates: { name: string; rid: number; evaluation: boolean }[] = [];
-  for (const name of await readdirOrEmpty(path.join(dir, "rollout_data"))) {
+  for (const name of await fsys.readdir("rollout_data")) {
     if (!name.endsWith(".pt")) continue;
     const stem = name.slice(0, -3);
     const evaluation = stem.startsWith("eval_");
@@ -117,10 +139,10 @@ export async function listRolloutIds(dir: string, nowMs = Date.now()): Promise<{
   }
   // The stats are independent: run them concurrently (bounded), not one after another.
   const visible = await mapBounded(candidates, LIST_STAT_CONCURRENCY, async ({ name, rid, evaluation }) => {
-    const st = await stampOrNull(path.join(dir, "rollout_data", name));
+    const st = await visibleStamp(fsys, path.posix.join("rollout_data", name));
     if (st === null) return false;
     if ((nowMs - st.mtimeMs) / 1000 > MIN_AGE_SECONDS) return true;
-    return !evaluation && (await stampOrNull(path.join(dir, "train_data", `${rid}_0.pt`))) !== null;
+    return !evaluation && (await visibleStamp(fsys, path.posix.join("train_data", `${rid}_0.pt`))) !== null;
   });
   const train: number[] = [];
   const evals: number[] = [];
@@ -132,19 +154,39 @@ export async function listRolloutIds(dir: string, nowMs = Date.now()): Promise<{
 }
 
 /**
- * Run `load` on `abs` with the 1.9 failure policy: ENOENT → 404; any other failure on a
- * file younger than FRESH_SECONDS → 503 still_writing; older → rethrown (500). ApiErrors
- * pass through untouched.
+ * A `.pt` that fails to parse and is not fresh: a JSON error naming the file (relative
+ * to the run directory) and what is wrong, e.g. `rollout_data/3.pt: truncated zip (…)`.
+ * The detail comes from the `.pt` reader, whose messages describe structure, never bytes.
  */
-export async function guardedLoad<T>(abs: string, rel: string, load: () => Promise<T>): Promise<T> {
+export function corruptFile(rel: string, detail: string, cause?: unknown): ApiError {
+  const err = new ApiError("corrupt_file", `${rel}: ${detail}`, cause === undefined ? undefined : { cause });
+  CORRUPT.set(err, { file: rel, reason: detail });
+  return err;
+}
+
+const CORRUPT = new WeakMap<object, { file: string; reason: string }>();
+
+/** The file and reason of a `corruptFile` error (null for anything else). */
+export function corruptInfo(err: unknown): { file: string; reason: string } | null {
+  return typeof err === "object" && err !== null ? (CORRUPT.get(err) ?? null) : null;
+}
+
+/**
+ * Run `load` on `rel` with the 1.9 failure policy: ENOENT → 404; any other failure on a
+ * file younger than FRESH_SECONDS → 503 still_writing; an older file that fails to parse
+ * (`PtFormatError`) → `corrupt_file`; other errors (bugs) are rethrown (500, hidden).
+ * ApiErrors (the safe-fs refusal included) pass through untouched.
+ */
+export async function guardedLoad<T>(fsys: RunFs, rel: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (err) {
     if (ApiError.is(err)) throw err;
     if (isErrno(err, "ENOENT")) throw notFound(`no such file: ${rel}`);
-    const st = await stampOrNull(abs);
+    const st = await stampOrNull(fsys, rel);
     if (st === null) throw notFound(`no such file: ${rel}`);
     if ((Date.now() - st.mtimeMs) / 1000 < FRESH_SECONDS) throw stillWriting(rel);
+    if (err instanceof PtFormatError) throw corruptFile(rel, err.detail, err);
     throw err;
   }
 }
@@ -153,13 +195,12 @@ export async function guardedLoad<T>(abs: string, rel: string, load: () => Promi
  * Lazy tensor reads happen after loading (join, token point reads); a malformed `.pt`
  * found then gets the same policy, applied to the file the error names.
  */
-export async function guardPtReads<T>(dir: string, work: () => Promise<T>): Promise<T> {
+export async function guardPtReads<T>(fsys: RunFs, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (err instanceof PtFormatError) {
-      const rel = path.relative(dir, err.path).split(path.sep).join("/");
-      return guardedLoad(err.path, rel, () => Promise.reject(err));
+      return guardedLoad(fsys, fsys.relOf(err.path), () => Promise.reject(err));
     }
     throw err;
   }

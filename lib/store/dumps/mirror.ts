@@ -36,8 +36,8 @@ export interface MirrorRow {
 }
 
 /** Positional-read AsyncBuffer over a local file (one open handle per operation). */
-async function withFileBuffer<T>(abs: string, fn: (buf: AsyncBuffer, size: number) => Promise<T>): Promise<T> {
-  const fh = await fs.open(abs, "r");
+async function withFileBuffer<T>(abs: string, flags: string | number, fn: (buf: AsyncBuffer, size: number) => Promise<T>): Promise<T> {
+  const fh = await fs.open(abs, flags);
   try {
     const { size } = await fh.stat();
     const buf: AsyncBuffer = {
@@ -111,15 +111,18 @@ export class MirrorReader {
   /**
    * `{ valid:false }` when the file's columns are not the mirror's; `{ valid:true, row }`
    * with `row` null when the sample is absent. `expectKv` (cache mirrors) must match
-   * the file's key-value metadata, else the file counts as invalid.
+   * the file's key-value metadata, else the file counts as invalid. A file that is not
+   * parquet, or whose pages do not decode, rejects (the caller falls back to the `.pt`).
+   * `flags`: open(2) flags (the dump reader passes read-only + O_NOFOLLOW on a realpath).
    */
   async read(
     abs: string,
     versionKey: string,
     sampleIndex: number,
     expectKv?: readonly [string, string],
+    flags: string | number = "r",
   ): Promise<{ valid: false } | { valid: true; row: MirrorRow | null }> {
-    return withFileBuffer(abs, async (buf) => {
+    return withFileBuffer(abs, flags, async (buf) => {
       const idx = await this.index(abs, buf, versionKey);
       if (!idx.valid) return { valid: false };
       if (expectKv && idx.kv.get(expectKv[0]) !== expectKv[1]) return { valid: false };

@@ -82,8 +82,9 @@ export class PtShardSource implements ShardHandle {
     private readonly pt: PtFile,
   ) {}
 
-  static async open(abs: string, fileName: string): Promise<PtShardSource> {
-    const pt = await loadPt(abs);
+  /** `openFlags`: see `LoadPtOptions` (the reader opens confined, O_NOFOLLOW). */
+  static async open(abs: string, fileName: string, openFlags?: string | number): Promise<PtShardSource> {
+    const pt = await loadPt(abs, openFlags === undefined ? {} : { openFlags });
     const root = pt.root;
     const qkv = pyGet(root, "qkv_format");
     return new PtShardSource(
@@ -200,8 +201,14 @@ export interface RolloutDump {
  * materialised (`SkippedList`, see lib/store/pt/pickle.ts) — the summary needs only
  * `len(tokens)`, which saves most of the unpickling and GC work of a big step.
  */
-export async function openRolloutDump(abs: string, opts: { skipListItems?: ReadonlySet<string> } = {}): Promise<RolloutDump> {
-  const pt = await loadPt(abs, opts.skipListItems ? { skipListItems: opts.skipListItems } : {});
+export async function openRolloutDump(
+  abs: string,
+  opts: { skipListItems?: ReadonlySet<string>; openFlags?: string | number } = {},
+): Promise<RolloutDump> {
+  const pt = await loadPt(abs, {
+    ...(opts.skipListItems ? { skipListItems: opts.skipListItems } : {}),
+    ...(opts.openFlags !== undefined ? { openFlags: opts.openFlags } : {}),
+  });
   const samples = pyGet(pt.root, "samples");
   return {
     rolloutId: pyGet(pt.root, "rollout_id"),

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { ApiError } from "@/lib/api/errors";
 import { jsonSafeStringify } from "@/lib/api/json";
 import { PtFormatError } from "@/lib/store/pt/errors";
+import { RunFs } from "@/lib/store/safe-fs";
 import { expectedWidth } from "./cp";
 import { guardPtReads } from "./files";
 import { writeMirror } from "./mirror";
@@ -244,26 +245,25 @@ describe("errors and visibility", () => {
     expect(t).toMatchObject({ start: 0, end: 2, response_offset: 2, rollout_log_probs: null, loss_mask: null, token_text: null });
   });
 
-  test("a fresh unparsable .pt is still being written (503); an old one is a real error", async () => {
+  test("a fresh unparsable .pt is still being written (503); an old one is corrupt_file naming it", async () => {
     await fs.mkdir(path.join(dir, "rollout_data"), { recursive: true });
     const file = path.join(dir, "rollout_data", "3.pt");
     await fs.writeFile(file, "PK\u0003\u0004 half a zip");
     const r = openReader(dir);
     await expectApiError(r.summary(3, false), "still_writing", /dump still being written: rollout_data\/3\.pt/);
     await ageFiles(dir);
-    const err = await openReader(dir).summary(3, false).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(Error);
-    expect(err).not.toBeInstanceOf(ApiError);
+    await expectApiError(openReader(dir).summary(3, false), "corrupt_file", /^rollout_data\/3\.pt: only 15 bytes, too small for a zip archive/);
   });
 
   test("a malformed storage met during a lazy read gets the same fresh/old policy", async () => {
     await writeRollout(dir, 0, [S(0, 3)]);
     const file = path.join(dir, "rollout_data", "0.pt");
     const boom = () => Promise.reject(new PtFormatError(file, "storage 3 truncated"));
-    await expectApiError(guardPtReads(dir, boom), "still_writing", /rollout_data\/0\.pt/);
+    const runFs = new RunFs(dir);
+    await expectApiError(guardPtReads(runFs, boom), "still_writing", /rollout_data\/0\.pt/);
     await ageFiles(dir);
-    await expect(guardPtReads(dir, boom)).rejects.toBeInstanceOf(PtFormatError);
-    await expect(guardPtReads(dir, () => Promise.reject(new Error("join bug")))).rejects.toThrow("join bug");
+    await expectApiError(guardPtReads(runFs, boom), "corrupt_file", /^rollout_data\/0\.pt: storage 3 truncated$/);
+    await expect(guardPtReads(runFs, () => Promise.reject(new Error("join bug")))).rejects.toThrow("join bug");
   });
 
   test("a rollout_id that disagrees with the file name is an error, not a 503", async () => {

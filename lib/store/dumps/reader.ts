@@ -7,28 +7,39 @@
  *  - Memory is bounded: summary frames of `tensorLru` rollouts (the joined tensors
  *    themselves are reduced to statistics right away), opened train shards of 4
  *    rollouts for token point reads, 4 sidecars, 2 rebuilt mirrors.
+ *  - Every file is opened through the run's `RunFs` (lib/store/safe-fs.ts): nothing that
+ *    resolves outside the run directory is listed or opened (403 naming the file).
  *  - Errors: a missing file or sample → 404; a `.pt` that fails to parse and is younger
- *    than 60 s → 503 still_writing; a bad token window → 400; join inconsistencies →
- *    plain Error (500).
+ *    than 60 s → 503 still_writing, older → 500 `corrupt_file` naming the file and the
+ *    problem; a bad token window → 400; join inconsistencies → plain Error (500).
+ *  - One bad step never breaks the others: `stepAggregates()` skips a step whose files
+ *    do not load and `skippedDumps()` reports it (docs/api.md, /api/meta); a parquet
+ *    mirror that does not decode falls back to the rollout `.pt`; a torn sidecar line
+ *    fails only the sample it belongs to (sidecar.ts).
  *  - I/O: the summary reads the rollout dump (per-token lists only counted) and all
  *    train shards concurrently, then fetches the per-token storages it needs shard by
  *    shard in a few large positional reads (batches of ≤ 128 MiB); a token point read
  *    fetches one sample's storages (one read each). Listing never computes anything;
  *    `prewarm()` computes summaries in the background, `close()` releases handles.
  */
-import fs from "node:fs/promises";
 import path from "node:path";
-import { ApiError, notFound } from "@/lib/api/errors";
+import { ApiError, notFound, stillWriting } from "@/lib/api/errors";
+import { isOutside, READ_NOFOLLOW, RunFs } from "@/lib/store/safe-fs";
 import { readSummaryCache, summaryCacheKey, summaryCachePath, writeSummaryCache } from "./cache";
 import {
+  corruptInfo,
+  corruptFile,
+  FRESH_SECONDS,
   guardedLoad,
   guardPtReads,
+  isErrno,
   listRolloutIds as listIds,
   listTrainShards,
   mirrorRel,
   rolloutRel,
   rolloutStem,
   sidecarRel,
+  stampAbsOrNull,
   stampOrNull,
   type FileStamp,
 } from "./files";
@@ -40,7 +51,7 @@ import { openRolloutDump, PtShardSource, toNumArray, type ShardHandle } from "./
 import { SkippedList } from "@/lib/store/pt/load";
 import { pyGet, pyInt } from "./pyobj";
 import { parseSample } from "./sample";
-import { readSidecar, type SidecarIndex } from "./sidecar";
+import { parseSidecar, type SidecarIndex } from "./sidecar";
 import { buildSummary, trainStats, type SummaryColumn, type SummaryFrame, type SummaryRow } from "./summary";
 import { loadTokenizer, type TokenTextDecoder } from "./tokenizer";
 import { buildTokenPayload, type TokenPayload, type TokenWindow } from "./tokens";
@@ -65,6 +76,12 @@ export type GroupsTable = RolloutTable<(typeof GROUP_COLUMNS)[number], GroupRow>
 
 export interface TokensOptions extends TokenWindow {
   evaluation?: boolean;
+}
+
+/** A dump file left out of the step aggregates, and why (relative name; /api/meta). */
+export interface SkippedDump {
+  file: string;
+  reason: string;
 }
 
 const SHARD_LRU = 4;
@@ -125,6 +142,8 @@ async function pointRead(shards: readonly ShardHandle[], sampleIndex: number, lo
 
 export class DumpReader {
   readonly dir: string;
+  /** Confined access to the run directory (safe-fs.ts). */
+  readonly fs: RunFs;
   private readonly cacheDir: string | null;
   private readonly summaries: Lru<string, { key: string; frame: SummaryFrame }>;
   private readonly shardSets = new Lru<string, Promise<ShardSet>>(SHARD_LRU, (p) => this.retire(p));
@@ -141,15 +160,16 @@ export class DumpReader {
   private readonly mirrors = new MirrorReader();
   private readonly inflight = new Inflight<string, SummaryFrame>();
   private tokenizer: Promise<TokenTextDecoder | null> | null = null;
+  /** Steps whose summary failed to load, by stem (see `skippedDumps`). */
+  private readonly failedSteps = new Map<string, SkippedDump>();
+  /** In-run mirrors (`rel` + stamp) that did not decode: the `.pt` is used instead. */
+  private readonly badMirrors = new Lru<string, true>(64);
 
   constructor(dir: string, opts: DumpReaderOptions = {}) {
     this.dir = dir;
+    this.fs = new RunFs(dir);
     this.cacheDir = opts.cacheDir ?? null;
     this.summaries = new Lru(Math.max(1, opts.tensorLru ?? 2));
-  }
-
-  private abs(rel: string): string {
-    return path.join(this.dir, rel);
   }
 
   private retire(p: Promise<ShardSet>): void {
@@ -193,15 +213,25 @@ export class DumpReader {
   // ---- listing / capabilities
 
   listRolloutIds(): Promise<{ train: number[]; eval: number[] }> {
-    return listIds(this.dir);
+    return listIds(this.fs);
   }
 
+  /** A `tokenizer/` directory inside the run (one resolving outside counts as absent). */
   async hasTokenizer(): Promise<boolean> {
     try {
-      return (await fs.stat(this.abs("tokenizer"))).isDirectory();
+      return (await this.fs.statOrNull("tokenizer"))?.isDirectory() ?? false;
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Dump files whose step failed to load when last tried (a summary, the step
+   * aggregates, a prewarm), sorted by file: the steps `stepAggregates()` leaves out.
+   * A step that loads again is removed. Additive `/api/meta` key `skipped_dumps`.
+   */
+  skippedDumps(): SkippedDump[] {
+    return [...this.failedSteps.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   }
 
   // ---- rollout loading
@@ -212,9 +242,12 @@ export class DumpReader {
    */
   private async loadSamples(rid: number, evaluation: boolean, lengthsOnly = false): Promise<SampleRecord[]> {
     const rel = rolloutRel(rid, evaluation);
-    const abs = this.abs(rel);
-    const { rolloutId, samples } = await guardedLoad(abs, rel, async () => {
-      const dump = await openRolloutDump(abs, lengthsOnly ? { skipListItems: SUMMARY_SKIPPED_LISTS } : {});
+    const { rolloutId, samples } = await guardedLoad(this.fs, rel, async () => {
+      const real = await this.fs.resolve(rel);
+      const dump = await openRolloutDump(real, {
+        openFlags: READ_NOFOLLOW,
+        ...(lengthsOnly ? { skipListItems: SUMMARY_SKIPPED_LISTS } : {}),
+      });
       try {
         const out: SampleRecord[] = [];
         for (const raw of dump.samples) {
@@ -242,13 +275,12 @@ export class DumpReader {
   }
 
   private async openShards(rid: number): Promise<ShardHandle[]> {
-    const files = await listTrainShards(this.dir, rid);
+    const files = await listTrainShards(this.fs, rid);
     // All shards at once: their zip directories and pickles are read concurrently.
     const opened = await Promise.allSettled(
       files.map((f) => {
         const rel = path.posix.join("train_data", f.name);
-        const abs = this.abs(rel);
-        return guardedLoad(abs, rel, () => PtShardSource.open(abs, f.name));
+        return guardedLoad(this.fs, rel, async () => PtShardSource.open(await this.fs.resolve(rel), f.name, READ_NOFOLLOW));
       }),
     );
     const failed = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -264,12 +296,12 @@ export class DumpReader {
 
   private async summarySources(rid: number, evaluation: boolean): Promise<Record<string, FileStamp>> {
     const rel = rolloutRel(rid, evaluation);
-    const st = await stampOrNull(this.abs(rel));
+    const st = await stampOrNull(this.fs, rel);
     if (st === null) throw notFound(`no such file: ${rel}`);
     const sources: Record<string, FileStamp> = { [path.posix.basename(rel)]: st };
     if (!evaluation) {
-      const files = await listTrainShards(this.dir, rid);
-      const stamps = await Promise.all(files.map((f) => stampOrNull(this.abs(path.posix.join("train_data", f.name)))));
+      const files = await listTrainShards(this.fs, rid);
+      const stamps = await Promise.all(files.map((f) => stampOrNull(this.fs, path.posix.join("train_data", f.name))));
       files.forEach((f, i) => {
         const st = stamps[i];
         if (st) sources[f.name] = st;
@@ -282,7 +314,37 @@ export class DumpReader {
     return this.fg(() => this.frame(rid, evaluation, false));
   }
 
+  /** `frameImpl`, remembering whether the step loads (`skippedDumps`). */
   private async frame(rid: number, evaluation: boolean, background: boolean): Promise<SummaryFrame> {
+    const stem = rolloutStem(rid, evaluation);
+    try {
+      const f = await this.frameImpl(rid, evaluation, background);
+      this.failedSteps.delete(stem);
+      return f;
+    } catch (err) {
+      const skipped = this.skipReason(rid, evaluation, err);
+      if (skipped) this.failedSteps.set(stem, skipped);
+      else this.failedSteps.delete(stem);
+      throw err;
+    }
+  }
+
+  /**
+   * Why a step is left out of the aggregates, or null when the failure is not the
+   * step's fault (still being written, vanished: the caller reports those as before).
+   */
+  private skipReason(rid: number, evaluation: boolean, err: unknown): SkippedDump | null {
+    const info = corruptInfo(err);
+    if (info) return info;
+    if (ApiError.is(err)) {
+      if (err.code === "still_writing" || isOutside(err)) return null;
+      if (err.code === "not_found" && err.message.startsWith("no such file")) return null;
+      return { file: rolloutRel(rid, evaluation), reason: err.message };
+    }
+    return { file: rolloutRel(rid, evaluation), reason: "could not be read (see the server log)" };
+  }
+
+  private async frameImpl(rid: number, evaluation: boolean, background: boolean): Promise<SummaryFrame> {
     const stem = rolloutStem(rid, evaluation);
     const key = summaryCacheKey(await this.summarySources(rid, evaluation));
     const mem = this.summaries.get(stem);
@@ -318,7 +380,7 @@ export class DumpReader {
     const shards = await shardsP;
     try {
       const pace = background ? { every: PREWARM_YIELD_ROWS, pause: yieldToEventLoop } : undefined;
-      const rows = await guardPtReads(this.dir, () => joinTrainRows(samples, shards, trainStats, pace));
+      const rows = await guardPtReads(this.fs, () => joinTrainRows(samples, shards, trainStats, pace));
       return buildSummary(samples, rows, rid, false);
     } finally {
       await Promise.all(shards.map((h) => h.close()));
@@ -335,12 +397,24 @@ export class DumpReader {
     return { rollout_id: rid, evaluation, columns: [...GROUP_COLUMNS], rows: buildGroups(frame.rows, evaluation) };
   }
 
-  /** `dump/*` step aggregates over the visible train rollouts, ascending (4.2). */
+  /**
+   * `dump/*` step aggregates over the visible train rollouts, ascending (4.2). A step
+   * whose files do not load (corrupt `.pt`, join inconsistency) is left out and listed
+   * by `skippedDumps()`; one still being written still answers 503 (api.md 1.9), and one
+   * that vanished since the listing is left out silently.
+   */
   async stepAggregates(): Promise<StepAggregateRow[]> {
     const { train } = await this.listRolloutIds();
     const out: StepAggregateRow[] = [];
     for (const rid of train) {
-      const frame = await this.summaryFrame(rid, false);
+      let frame: SummaryFrame;
+      try {
+        frame = await this.summaryFrame(rid, false);
+      } catch (err) {
+        if (ApiError.is(err) && err.code === "still_writing") throw err;
+        if (!ApiError.is(err)) console.warn(`[rlboard] step ${rid} left out of the dump/* aggregates:`, err);
+        continue;
+      }
       out.push(stepAggregate(rid, frame.rows, buildGroups(frame.rows, false)));
     }
     return out;
@@ -392,7 +466,7 @@ export class DumpReader {
       if (!this.prewarmNewest) break;
       this.prewarmNewest = false;
       try {
-        const { train } = await listIds(this.dir);
+        const { train } = await listIds(this.fs);
         for (const r of train.slice(-PREWARM_STEPS).reverse()) if (!this.prewarmQueue.includes(r)) this.prewarmQueue.push(r);
       } catch (err) {
         console.warn(`[rlboard] prewarm: cannot list ${this.dir}:`, err);
@@ -421,22 +495,19 @@ export class DumpReader {
   private async mirrorRow(rid: number, si: number, evaluation: boolean): Promise<MirrorRow> {
     const missing = () => notFound(`unknown sample_index ${si} in rollout ${rid}`);
     const rel = mirrorRel(rid, evaluation);
-    const st = await stampOrNull(this.abs(rel));
-    if (st !== null) {
-      const res = await this.mirrors.read(this.abs(rel), stampKey(st), si);
-      if (res.valid) {
-        if (res.row === null) throw missing();
-        return res.row;
-      }
+    const res = await this.runMirror(rel, si);
+    if (res !== null) {
+      if (res.row === null) throw missing();
+      return res.row;
     }
     // No usable mirror in the run: rebuild from the rollout .pt (cache dir only).
     const ptRel = rolloutRel(rid, evaluation);
-    const ptStamp = await stampOrNull(this.abs(ptRel));
+    const ptStamp = await stampOrNull(this.fs, ptRel);
     if (ptStamp === null) throw notFound(`no such file: ${ptRel}`);
     const kv = [MIRROR_KV, stampKey(ptStamp)] as const;
     const cached = this.cacheDir ? path.join(this.cacheDir, "dashboard_columns", path.posix.basename(rel)) : null;
     if (cached) {
-      const cst = await stampOrNull(cached);
+      const cst = await stampAbsOrNull(cached);
       if (cst !== null) {
         const res = await this.mirrors.read(cached, stampKey(cst), si, kv).catch(() => ({ valid: false }) as const);
         if (res.valid) {
@@ -467,17 +538,48 @@ export class DumpReader {
     return row;
   }
 
+  /**
+   * The run's own mirror row: null when the mirror is absent, has other columns, points
+   * outside the run directory, or does not decode (then the `.pt` answers; logged once).
+   */
+  private async runMirror(rel: string, si: number): Promise<{ row: MirrorRow | null } | null> {
+    let st: FileStamp | null;
+    try {
+      st = await stampOrNull(this.fs, rel);
+    } catch (err) {
+      if (!isOutside(err)) throw err;
+      this.fs.warnOnce(rel, "points outside the run directory; reading the rollout .pt instead");
+      return null;
+    }
+    if (st === null) return null;
+    const version = `${rel}\u0000${stampKey(st)}`;
+    if (this.badMirrors.get(version)) return null;
+    try {
+      const res = await this.mirrors.read(await this.fs.resolve(rel), stampKey(st), si, undefined, READ_NOFOLLOW);
+      return res.valid ? { row: res.row } : null;
+    } catch (err) {
+      if (isErrno(err, "ENOENT")) return null;
+      if (isOutside(err)) {
+        this.fs.warnOnce(rel, "points outside the run directory; reading the rollout .pt instead");
+        return null;
+      }
+      this.badMirrors.set(version, true);
+      this.fs.warnOnce(rel, "is not a readable parquet mirror; reading the rollout .pt instead");
+      return null;
+    }
+  }
+
   private async shardSet(rid: number): Promise<ShardSet | null> {
-    const files = await listTrainShards(this.dir, rid);
+    const files = await listTrainShards(this.fs, rid);
     if (files.length === 0) return null;
-    const stamps = await Promise.all(files.map((f) => stampOrNull(this.abs(path.posix.join("train_data", f.name)))));
+    const stamps = await Promise.all(files.map((f) => stampOrNull(this.fs, path.posix.join("train_data", f.name))));
     const key = `${rid}\u0000${files.map((f, i) => `${f.name}@${stamps[i] ? stampKey(stamps[i]) : "-"}`).join(",")}`;
     let p = this.shardSets.get(key);
     if (!p) {
       p = (async () => {
         const shards = await this.openShards(rid);
         try {
-          return { shards, locations: await guardPtReads(this.dir, () => indexLocations(shards)) };
+          return { shards, locations: await guardPtReads(this.fs, () => indexLocations(shards)) };
         } catch (err) {
           await Promise.all(shards.map((h) => h.close()));
           throw err;
@@ -506,14 +608,14 @@ export class DumpReader {
     let row: TrainRow | null = null;
     const set = await setP;
     const locs = set?.locations.get(sampleIndex);
-    if (set && locs) row = await guardPtReads(this.dir, () => pointRead(set.shards, sampleIndex, locs));
+    if (set && locs) row = await guardPtReads(this.fs, () => pointRead(set.shards, sampleIndex, locs));
     const decoder = await decoderP;
     return buildTokenPayload(rid, sampleIndex, evaluation, mirror, row, opts, decoder ? (id) => decoder.decodeOne(id) : null);
   }
 
   private loadTokenizer(): Promise<TokenTextDecoder | null> {
     if (this.tokenizer === null) {
-      const p = loadTokenizer(this.abs("tokenizer"));
+      const p = loadTokenizer(this.fs);
       this.tokenizer = p;
       // A live run may write tokenizer.json after creating the folder: retry next time.
       void p.then((t) => {
@@ -525,21 +627,31 @@ export class DumpReader {
 
   // ---- trajectory sidecar (messages)
 
+  /**
+   * A sample's record from the trajectory sidecar. A sample whose only lines do not parse
+   * answers `corrupt_file` naming the line (503 while the file is fresh); every other
+   * sample of the file still answers (sidecar.ts).
+   */
   async messages(rid: number, sampleIndex: number, evaluation: boolean): Promise<Record<string, unknown>> {
     const rel = sidecarRel(rid, evaluation);
-    const abs = this.abs(rel);
-    const st = await stampOrNull(abs);
+    const st = await stampOrNull(this.fs, rel);
     if (st === null) throw notFound(`no conversation recorded for rollout ${rolloutStem(rid, evaluation)} (${rel} missing)`);
     const key = `${rel}\u0000${stampKey(st)}`;
     let p = this.sidecars.get(key);
     if (!p) {
-      p = readSidecar(abs, rel);
+      p = this.fs.readFile(rel).then((buf) => parseSidecar(buf.toString("utf8")));
       p.catch(() => this.sidecars.delete(key));
       this.sidecars.set(key, p);
     }
-    const row = (await p).get(sampleIndex);
-    if (!row) throw notFound(`sample ${sampleIndex} has no recorded conversation in rollout ${rid}`);
-    return row;
+    const index = await p;
+    const row = index.rows.get(sampleIndex);
+    if (row) return row;
+    const line = index.broken.get(sampleIndex);
+    if (line !== undefined) {
+      if ((Date.now() - st.mtimeMs) / 1000 < FRESH_SECONDS) throw stillWriting(rel);
+      throw corruptFile(rel, `line ${line} (sample ${sampleIndex}) is not valid JSON`);
+    }
+    throw notFound(`sample ${sampleIndex} has no recorded conversation in rollout ${rid}`);
   }
 }
 

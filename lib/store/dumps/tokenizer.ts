@@ -7,8 +7,8 @@
  * know decodes to "" (the reference skips it). A tokenizer this module cannot read makes
  * `loadTokenizer` return null, and the token view shows ids only.
  */
-import fs from "node:fs/promises";
 import path from "node:path";
+import { isOutside, type RunFs } from "@/lib/store/safe-fs";
 
 export interface TokenTextDecoder {
   decodeOne(id: number): string;
@@ -227,24 +227,30 @@ export function tokenizerFromJson(tok: unknown, config: unknown = {}): TokenText
   };
 }
 
-/** Load `dir/tokenizer.json`; null when the directory or file is missing or unsupported. */
-export async function loadTokenizer(dir: string): Promise<TokenTextDecoder | null> {
+/**
+ * Load `tokenizer/tokenizer.json` of a run; null when the directory or file is missing,
+ * resolves outside the run directory (safe-fs.ts), or is unsupported.
+ */
+export async function loadTokenizer(fsys: RunFs, relDir = "tokenizer"): Promise<TokenTextDecoder | null> {
   let raw: string;
   try {
-    raw = await fs.readFile(path.join(dir, "tokenizer.json"), "utf8");
-  } catch {
+    raw = (await fsys.readFile(path.posix.join(relDir, "tokenizer.json"))).toString("utf8");
+  } catch (err) {
+    if (isOutside(err)) fsys.warnOnce(`${relDir}/tokenizer.json`, "points outside the run directory; showing token ids only");
     return null;
   }
   let config: unknown = {};
   try {
-    config = JSON.parse(await fs.readFile(path.join(dir, "tokenizer_config.json"), "utf8"));
+    config = JSON.parse((await fsys.readFile(path.posix.join(relDir, "tokenizer_config.json"))).toString("utf8"));
   } catch {
-    // optional
+    // optional (absent, outside the run directory, or unreadable)
   }
   try {
     return tokenizerFromJson(JSON.parse(raw), config);
   } catch (err) {
-    console.warn(`[rlboard] tokenizer in ${dir} not usable, showing token ids only:`, err);
+    // Names only: a JSON error message may quote the file's bytes.
+    const what = err instanceof SyntaxError ? "is not valid JSON" : "is not a supported tokenizer";
+    fsys.warnOnce(`${relDir}/tokenizer.json`, `${what}; showing token ids only`);
     return null;
   }
 }

@@ -49,6 +49,8 @@ export interface LoadPtOptions {
   wholeStorageBytes?: number;
   /** Lists under these dict keys unpickle as `SkippedList` (length only), see pickle.ts. */
   skipListItems?: ReadonlySet<string>;
+  /** open(2) flags for the archive (default read-only), see zip.ts `openZip`. */
+  openFlags?: string | number;
 }
 
 export interface PtFile {
@@ -191,7 +193,7 @@ function isSystemError(e: unknown): boolean {
 
 /** Open a `.pt` file and unpickle its object graph, leaving tensor data on disk. */
 export async function loadPt(path: string, opts: LoadPtOptions = {}): Promise<PtFile> {
-  const archive = await openZip(path);
+  const archive = await openZip(path, opts.openFlags);
   try {
     return await loadFromArchive(archive, opts);
   } catch (e) {
@@ -228,7 +230,7 @@ async function loadFromArchive(archive: ZipArchive, opts: LoadPtOptions): Promis
     return i <= 0 ? null : Buffer.from(got[i] as Uint8Array).toString("utf8").trim();
   };
   const bo = text(join(prefix, "byteorder"));
-  if (bo !== null && bo !== "little" && bo !== "big") throw new PtFormatError(path, `unknown byteorder record ${JSON.stringify(bo)}`);
+  if (bo !== null && bo !== "little" && bo !== "big") throw new PtFormatError(path, `unknown byteorder record (${bo.length} characters)`);
   const byteorder: "little" | "big" = bo === "big" ? "big" : "little";
   const version = text(join(prefix, "version"));
   const pkl = got[0] as Uint8Array;
@@ -239,7 +241,7 @@ async function loadFromArchive(archive: ZipArchive, opts: LoadPtOptions): Promis
     if (!Array.isArray(pid) || pid[0] !== "storage") return new PyObject("persistent_id", [pid]);
     const [, type, key, location, numel] = pid as unknown[];
     if (typeof key !== "string" || !Number.isSafeInteger(numel) || (numel as number) < 0) {
-      throw new PtFormatError(path, `bad storage persistent id ${JSON.stringify(pid.map(String))}`);
+      throw new PtFormatError(path, "bad storage persistent id");
     }
     if (!(type instanceof TorchStorageType) || type.dtype === null) {
       return new PyObject(type instanceof TorchStorageType ? `torch.${type.name}` : "storage", [pid]);

@@ -459,7 +459,7 @@ function unescapeRawUnicode(s: string): string {
 
 function parseIntText(s: string, pos: number): number | bigint {
   const t = s.endsWith("L") ? s.slice(0, -1) : s;
-  if (!/^[+-]?\d+$/.test(t)) throw new PickleError(`bad integer literal ${JSON.stringify(s)}`, pos);
+  if (!/^[+-]?\d+$/.test(t)) throw new PickleError(`bad integer literal (${s.length} characters)`, pos);
   return narrowBig(BigInt(t));
 }
 
@@ -681,7 +681,7 @@ function rareOp(vm: Vm, op: number): void {
     case 0x46: { // FLOAT (text)
       const s = vmLine(vm).trim().toLowerCase();
       const v = s === "nan" ? Number.NaN : s === "inf" ? Infinity : s === "-inf" ? -Infinity : Number(s);
-      if (Number.isNaN(v) && s !== "nan") vmFail(vm, `bad float literal ${JSON.stringify(s)}`);
+      if (Number.isNaN(v) && s !== "nan") vmFail(vm, `bad float literal (${s.length} characters)`);
       stack.push(v);
       return;
     }

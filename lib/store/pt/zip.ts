@@ -87,9 +87,13 @@ function u64(buf: Buffer, off: number): number {
   return hi * 0x1_0000_0000 + lo;
 }
 
-/** Open a zip archive for positional reads. ENOENT & co. propagate untouched. */
-export async function openZip(path: string): Promise<ZipArchive> {
-  const fh = await open(path, "r");
+/**
+ * Open a zip archive for positional reads. ENOENT & co. propagate untouched.
+ * `flags`: open(2) flags (default read-only); callers confining reads to a run directory
+ * pass read-only + O_NOFOLLOW on a realpath'ed name (lib/store/safe-fs.ts).
+ */
+export async function openZip(path: string, flags: string | number = "r"): Promise<ZipArchive> {
+  const fh = await open(path, flags);
   try {
     const archive = new ZipReader(path, fh);
     await archive.init();

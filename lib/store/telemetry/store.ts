@@ -19,11 +19,13 @@
  *    with per-partition summaries (folded engine parts, unmatched OPEN markers). Cached
  *    engine partitions are read per metric on first use. Cache writes happen off the query
  *    path and are completed synchronously at process exit.
- * Nothing here imports Next; the directory is injected.
+ * Nothing here imports Next; the directory is injected. Every file is listed, stat'ed and
+ * opened through the run's `RunFs` (lib/store/safe-fs.ts): one resolving outside the run
+ * directory (a symlink `dashboard/metrics.jsonl → /elsewhere`) is treated as absent.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
+import { RunFs } from "@/lib/store/safe-fs";
 import {
   cmpStr,
   decodeDataBuffer,
@@ -86,6 +88,8 @@ function recordCodec<R, B extends { add(r: R): void }>(
 
 export class MetricStore {
   readonly runDir: string;
+  /** Confined access to the run directory (safe-fs.ts). */
+  readonly fs: RunFs;
   /** `{runDir}/dashboard` */
   readonly dir: string;
   readonly follow: boolean;
@@ -110,6 +114,7 @@ export class MetricStore {
 
   constructor(runDir: string, opts: MetricStoreOptions) {
     this.runDir = runDir;
+    this.fs = new RunFs(runDir);
     this.dir = path.join(runDir, "dashboard");
     this.follow = opts.follow;
     this.statIntervalMs = opts.statIntervalMs ?? FOLLOW_INTERVAL_MS;
@@ -118,6 +123,7 @@ export class MetricStore {
       statIntervalMs: this.statIntervalMs,
       maxBlocks: opts.maxBlocksPerStream ?? PARTITION_CACHE_BLOCKS,
       allClosed: !opts.follow,
+      fsys: this.fs,
     };
     const dicts = this.dicts;
     const scanner = new GpuLineScanner(dicts);
@@ -177,14 +183,14 @@ export class MetricStore {
       base,
     );
     const flat = <R extends { ts: number }>(file: string, decode: (o: unknown) => R | null) =>
-      new FlatStream(path.join(this.dir, file), this.follow, this.statIntervalMs, recordCodec(() => new TimedBlock<R>(), decode));
+      new FlatStream(path.join(this.dir, file), this.follow, this.statIntervalMs, recordCodec(() => new TimedBlock<R>(), decode), this.fs);
     this.metricsFile = flat("metrics.jsonl", decodeMetrics);
     this.topologyFile = flat("topology.jsonl", decodeTopology);
     this.dataBufferFile = flat("data_buffer.jsonl", decodeDataBuffer);
 
-    this.metaValue = readMeta(path.join(this.dir, "meta.json"));
-    this.catalogValue = readCatalog(path.join(this.dir, "lane_catalog.json"));
-    this.smallStamp = { meta: statStamp(path.join(this.dir, "meta.json")), catalog: statStamp(path.join(this.dir, "lane_catalog.json")) };
+    this.metaValue = readMeta(this.fs, META_REL);
+    this.catalogValue = readCatalog(this.fs, CATALOG_REL);
+    this.smallStamp = { meta: statStamp(this.fs, META_REL), catalog: statStamp(this.fs, CATALOG_REL) };
     this.lastSmallRefresh = performance.now();
   }
 
@@ -195,17 +201,15 @@ export class MetricStore {
   private refreshSmall(): void {
     if (!this.follow || performance.now() - this.lastSmallRefresh < this.statIntervalMs) return;
     this.lastSmallRefresh = performance.now();
-    const metaPath = path.join(this.dir, "meta.json");
-    const catPath = path.join(this.dir, "lane_catalog.json");
-    const m = statStamp(metaPath);
+    const m = statStamp(this.fs, META_REL);
     if (m !== this.smallStamp.meta) {
       this.smallStamp.meta = m;
-      this.metaValue = readMeta(metaPath);
+      this.metaValue = readMeta(this.fs, META_REL);
     }
-    const c = statStamp(catPath);
+    const c = statStamp(this.fs, CATALOG_REL);
     if (c !== this.smallStamp.catalog) {
       this.smallStamp.catalog = c;
-      this.catalogValue = readCatalog(catPath);
+      this.catalogValue = readCatalog(this.fs, CATALOG_REL);
     }
   }
 
@@ -369,22 +373,30 @@ export class MetricStore {
   }
 }
 
-function statStamp(p: string): string {
+const META_REL = "dashboard/meta.json";
+const CATALOG_REL = "dashboard/lane_catalog.json";
+
+function statStamp(fsys: RunFs, rel: string): string {
   try {
-    const st = fs.statSync(p);
-    return `${st.size}:${st.mtimeMs}`;
+    const st = fsys.statOrNullSync(rel);
+    return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : "";
   } catch {
     return "";
   }
 }
 
-function readMeta(p: string): RunMeta | null {
-  let raw: unknown;
+/** A small JSON file of the run, or undefined when absent, outside the run or unreadable. */
+function readSmallJson(fsys: RunFs, rel: string): unknown {
   try {
-    raw = parseLenientJson(fs.readFileSync(p, "utf8"));
+    if (fsys.statOrNullSync(rel) === null) return undefined;
+    return parseLenientJson(fsys.readFileSync(rel).toString("utf8"));
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+function readMeta(fsys: RunFs, rel: string): RunMeta | null {
+  const raw = readSmallJson(fsys, rel);
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return null;
   const o = raw as Record<string, unknown>;
   const args = o.args && typeof o.args === "object" && !Array.isArray(o.args) ? (o.args as Record<string, unknown>) : {};
@@ -396,13 +408,8 @@ function readMeta(p: string): RunMeta | null {
   };
 }
 
-function readCatalog(p: string): LaneInfo[] | null {
-  let raw: unknown;
-  try {
-    raw = parseLenientJson(fs.readFileSync(p, "utf8"));
-  } catch {
-    return null;
-  }
+function readCatalog(fsys: RunFs, rel: string): LaneInfo[] | null {
+  const raw = readSmallJson(fsys, rel);
   const lanes = (raw as { lanes?: unknown } | null)?.lanes;
   if (!lanes || typeof lanes !== "object" || Array.isArray(lanes)) return null;
   const out: LaneInfo[] = [];

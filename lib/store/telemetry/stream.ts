@@ -11,10 +11,16 @@
  * FlatStream: one file (metrics / topology / data_buffer), parsed on first use; in follow
  * mode re-stat'ed and tailed at most every `statIntervalMs`, otherwise frozen after the
  * first read (the Python server froze them at startup).
+ *
+ * With a `RunFs` (the store passes the run's), listings, stats and opens are confined to
+ * the run directory (lib/store/safe-fs.ts): a file or hour file resolving outside it is
+ * treated as absent. Stats carry the inode, so a file replaced by rename is re-read from
+ * byte 0 (tail-file.ts), and the signature changes with it.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
+import type { RunFs } from "@/lib/store/safe-fs";
 import { hourStartOfKey, HOUR_S } from "@/lib/store/telemetry/hour";
 import { TailFile, type BlockCodec } from "@/lib/store/telemetry/tail-file";
 
@@ -30,6 +36,22 @@ export interface StreamOptions {
   beforeRead?: (file: TailFile<unknown>) => Promise<void>;
   /** Called after a closed partition was parsed from JSON (binary cache write). */
   afterRead?: (file: TailFile<unknown>) => void;
+  /** Confine every listing, stat and open to this run directory (safe-fs.ts). */
+  fsys?: RunFs;
+}
+
+interface FileStat {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  dev: number;
+  isFile(): boolean;
+}
+
+/** `stat` of an absolute path, confined when `fsys` is given; null when absent or outside. */
+export function statFile(fsys: RunFs | undefined, abs: string): Promise<FileStat | null> {
+  if (fsys) return fsys.statOrNull(fsys.relOf(abs));
+  return fs.promises.stat(abs).catch(() => null);
 }
 
 const KEY_FILE = /^(\d{8}_\d{2})\.jsonl$/;
@@ -72,7 +94,8 @@ export class PartitionedStream<B> {
     const dir = path.join(this.root, this.name);
     let names: string[] = [];
     try {
-      names = await fs.promises.readdir(dir);
+      const fsys = this.opts.fsys;
+      names = fsys ? await fsys.readdir(fsys.relOf(dir)) : await fs.promises.readdir(dir);
     } catch {
       names = [];
     }
@@ -86,21 +109,21 @@ export class PartitionedStream<B> {
       ["legacy", path.join(this.root, `${this.name}.jsonl`), null],
       ...keys.map((k): [string, string, number | null] => [k, path.join(dir, `${k}.jsonl`), hourStartOfKey(k)]),
     ];
-    const stats = await Promise.all(
-      candidates.map(([, p]) => fs.promises.stat(p).catch(() => null)),
-    );
+    const stats = await Promise.all(candidates.map(([, p]) => statFile(this.opts.fsys, p).catch(() => null)));
     const ordered: TailFile<B>[] = [];
     candidates.forEach(([key, p, hs], i) => {
       const st = stats[i];
       if (!st || !st.isFile()) return;
       let f = this.byKey.get(key);
-      if (!f) this.byKey.set(key, (f = new TailFile<B>(p, key, hs, this.codec)));
+      if (!f) this.byKey.set(key, (f = new TailFile<B>(p, key, hs, this.codec, this.opts.fsys ?? null)));
       f.size = st.size;
       f.mtimeMs = st.mtimeMs;
+      f.ino = st.ino;
+      f.dev = st.dev;
       ordered.push(f);
     });
     this.ordered = ordered;
-    this.signature = ordered.map((f) => `${f.key}:${f.size}`).join(",");
+    this.signature = ordered.map((f) => `${f.key}:${f.size}:${f.ino}`).join(",");
   }
 
   /** Newest hour key (partitions older than it are "closed"). */
@@ -190,7 +213,7 @@ export class PartitionedStream<B> {
     if (hit && hit.size === f.size) return hit.stamps;
     let line: string | null = null;
     try {
-      const fh = await fs.promises.open(f.path, "r");
+      const fh = await f.open();
       try {
         const n = Math.min(EDGE_BYTES, f.size);
         const start = which === "first" ? 0 : f.size - n;
@@ -240,8 +263,9 @@ export class FlatStream<B> {
     private readonly follow: boolean,
     private readonly statIntervalMs: number,
     codec: BlockCodec<B>,
+    private readonly fsys?: RunFs,
   ) {
-    this.file = new TailFile<B>(filePath, "flat", null, codec);
+    this.file = new TailFile<B>(filePath, "flat", null, codec, fsys ?? null);
   }
 
   /** The parsed block (first use parses the file; follow mode tails it). */
@@ -250,8 +274,10 @@ export class FlatStream<B> {
     if (!due && this.file.block) return Promise.resolve(this.file.block);
     if (!this.refreshing) {
       this.refreshing = (async () => {
-        const st = await fs.promises.stat(this.file.path).catch(() => null);
+        const st = await statFile(this.fsys, this.file.path).catch(() => null);
         this.file.size = st && st.isFile() ? st.size : 0;
+        this.file.ino = st ? st.ino : 0;
+        this.file.dev = st ? st.dev : 0;
         const b = await this.file.read();
         this.loaded = true;
         this.lastRefresh = performance.now();
