@@ -8,6 +8,8 @@
  *  - 404 not_found: unknown run, step, sample or file.
  *  - 503 still_writing: a dump is being written right now — retry in a moment.
  *  - 500 internal: a bug or a corrupt old file; the real message is logged, never sent.
+ *  - 500 corrupt_file: an old run file that does not parse (a torn `.pt`); the message,
+ *    which names the file relative to the run and the problem (never its bytes), is sent.
  * Body: {"error":{"code","message"}}. Handlers throw; only `toErrorResponse` maps.
  */
 import { ZodError } from "zod";
@@ -21,6 +23,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   too_many_requests: 429,
   internal: 500,
+  corrupt_file: 500,
   still_writing: 503,
 } as const;
 
