@@ -5,7 +5,9 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCollector } from "../../server";
 import type { CollectorHandle } from "../../server";
+import { waitFor } from "../../testing/child-collector";
 import { captureLog } from "../../testing/capture-log";
+import { sglangFixture, startFakeEngine } from "../../testing/fake-sglang";
 
 const HERE = resolve(process.cwd(), "collector/clients/python");
 
@@ -35,7 +37,7 @@ const read = (f: string): string => readFileSync(join(c.dashDir, f), "utf8");
 describe("python client against a live collector", () => {
   it("passes its unittest suite (no test skipped) and the records land on disk byte-exact", async () => {
     const { code, output } = await runPython(c.url);
-    expect(output, output).toMatch(/Ran 6 tests/);
+    expect(output, output).toMatch(/Ran 7 tests/);
     expect(output).not.toMatch(/skipped/);
     expect(code, output).toBe(0);
     expect(await c.stop()).toEqual({ ok: true, lost: 0 });
@@ -86,5 +88,45 @@ describe("python client against a live collector", () => {
         "10.0.0.1:0": { ranks: [], engine_addrs: ["http://10.0.0.1:15000"], roles: ["rollout"] },
       },
     });
+  });
+
+  it("record_args writes miles' curated meta.args; set_router re-points the scraper", async () => {
+    const oldRouter = await startFakeEngine(sglangFixture("engine_metrics_router.txt"), "/engine_metrics");
+    const newRouter = await startFakeEngine(sglangFixture("router_engine_metrics_pd.txt"), "/engine_metrics");
+    const dump2 = mkdtempSync(join(tmpdir(), "rlb-py-"));
+    const c2 = await startCollector({ dumpDir: dump2, gpuSource: "none", router: oldRouter.url, scrapeIntervalS: 0.5, log: captureLog(), now: () => 1755000000.5 });
+    try {
+      const script = `
+import argparse, sys
+sys.path.insert(0, ${JSON.stringify(HERE)})
+from rlboard_client import RlboardClient
+ns = argparse.Namespace(wandb_group="qwen3-8b-grpo", wandb_team=None, colocate=True, rollout_batch_size=32,
+                        hf_checkpoint="Qwen/Qwen3-8B", sglang_mem_fraction_static=0.7, lr=1e-6, seed=1)
+c = RlboardClient(sys.argv[1], node="10.0.0.9", role="rollout_manager")
+c.record_args(ns)
+c.set_router(sys.argv[2].replace("http://", ""))
+assert c.flush(10)
+c.close()
+assert c.stats["failed"] == 0 and c.stats["rejected"] == 0 and c.stats["sent"] == 2, c.stats
+`;
+      const code = await new Promise<number | null>((done) => {
+        const p = spawn("python3", ["-c", script, c2.url, newRouter.url], { stdio: "inherit", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+        p.on("close", done);
+      });
+      expect(code).toBe(0);
+      // The byte-exact example of docs/formats.md §2.5: the snapshot keys, in miles' order, and no others.
+      expect(readFileSync(join(c2.dashDir, "meta.json"), "utf8")).toBe(
+        '{\n "run_name": "qwen3-8b-grpo",\n "start_ts": 1755000000.5,\n "args": {\n  "wandb_group": "qwen3-8b-grpo",\n  "wandb_team": null,\n  "colocate": true,\n  "rollout_batch_size": 32,\n  "hf_checkpoint": "Qwen/Qwen3-8B",\n  "sglang_mem_fraction_static": 0.7\n },\n "schema_version": 1\n}',
+      );
+      await waitFor(() => newRouter.hits.length >= 1, 5000, "a scrape of the new router");
+      const before = oldRouter.hits.length;
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(oldRouter.hits.length).toBe(before);
+      expect(newRouter.hits.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await c2.stop();
+      await Promise.all([oldRouter.close(), newRouter.close()]);
+      rmSync(dump2, { recursive: true, force: true });
+    }
   });
 });

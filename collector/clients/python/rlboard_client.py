@@ -24,6 +24,13 @@ Record formats are those of the collector's on-disk streams (docs/formats.md §4
 ``gpu``/``gpu_processes``. Python's ``json`` already writes floats as floats
 (``95.0``) and NaN as ``NaN``, which the collector preserves.
 
+Run header and router: ``client.record_args(args)`` sends the curated
+``meta.args`` snapshot miles records (``META_ARGS_KEYS``, docs/formats.md
+§4.1) from an argparse namespace, so the advisory's knob hints see the same
+keys as under miles; ``client.set_router(url)`` re-points the collector's
+SGLang scraper when the router restarts on a new address (miles'
+``set_router``).
+
 Timer hook: ``client.timer_hook()`` returns a callable for a miles-style
 ``Timer`` event-sink list. Signature::
 
@@ -48,7 +55,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-__all__ = ["RlboardClient", "TimerHook", "OPEN_T1", "BATCH_MAX_EVENTS", "BATCH_MAX_SECONDS"]
+__all__ = ["RlboardClient", "TimerHook", "OPEN_T1", "BATCH_MAX_EVENTS", "BATCH_MAX_SECONDS", "META_ARGS_KEYS", "args_snapshot"]
 
 _log = logging.getLogger("rlboard_client")
 
@@ -68,6 +75,33 @@ _ROUTES = {
     "gpu_processes": "gpu_processes",
 }
 _TRAJECTORY_KINDS = ("attempt_start", "gen_start", "gen_end", "tool_start", "tool_end", "attempt_end")
+
+# docs/formats.md §4.1: the attributes miles copies into meta.json "args", in this order.
+META_ARGS_KEYS = (
+    "wandb_group",
+    "wandb_team",
+    "wandb_project",
+    "wandb_run_id",
+    "wandb_host",
+    "colocate",
+    "num_gpus_per_node",
+    "actor_num_nodes",
+    "actor_num_gpus_per_node",
+    "rollout_num_gpus",
+    "rollout_num_gpus_per_engine",
+    "rollout_batch_size",
+    "n_samples_per_prompt",
+    "rollout_max_response_len",
+    "hf_checkpoint",
+    "sglang_max_running_requests",
+    "sglang_mem_fraction_static",
+    "sglang_load_balance_method",
+    "use_miles_router",
+    "router_dp_aware",
+    "router_policy",
+    "sglang_router_policy",
+    "router_assignment_mode",
+)
 
 _FLUSH = object()
 _STOP = object()
@@ -117,6 +151,34 @@ def _scalar_metrics(metrics: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
                 out[str(k)] = float(v)
             except Exception:  # noqa: BLE001
                 return None
+    return out
+
+
+def _json_value(v: Any) -> Any:
+    """argparse values as JSON: scalars and None as they are, lists/tuples/dicts element-wise, anything else as str."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, Mapping):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    return str(v)
+
+
+def args_snapshot(namespace: Any) -> Dict[str, Any]:
+    """The curated ``meta.args`` of miles: each ``META_ARGS_KEYS`` attribute present on ``namespace``, in that order.
+
+    A present attribute is included even when its value is None; an absent one
+    is skipped. ``namespace`` is an ``argparse.Namespace`` (or any object, or a
+    mapping of the same names).
+    """
+    out: Dict[str, Any] = {}
+    for key in META_ARGS_KEYS:
+        if isinstance(namespace, Mapping):
+            if key in namespace:
+                out[key] = _json_value(namespace[key])
+        elif hasattr(namespace, key):
+            out[key] = _json_value(getattr(namespace, key))
     return out
 
 
@@ -307,6 +369,37 @@ class RlboardClient:
             body["run_name"] = str(run_name)
         self._guard(lambda: self._put(("meta", body, True)))
 
+    def record_args(self, namespace: Any, run_name: Optional[str] = None) -> None:
+        """Replace meta.json's args with miles' curated snapshot of ``namespace`` (``args_snapshot``).
+
+        ``run_name`` defaults to ``namespace.wandb_group`` when that is set (miles
+        names the run after it); otherwise the collector keeps its run name.
+        """
+
+        def build() -> None:
+            args = args_snapshot(namespace)
+            name = run_name if run_name is not None else args.get("wandb_group")
+            self.meta(args, run_name=None if name in (None, "") else str(name))
+
+        self._guard(build)
+
+    def set_router(self, url: str, mode: Optional[str] = None) -> None:
+        """Point the collector's SGLang scraper at the router's new address (``http://ip:port``).
+
+        ``mode`` ``"router"`` / ``"direct"`` switches the scraping mode; by default
+        the collector keeps its mode (in direct mode the address is only recorded).
+        Posted by the sender thread as soon as it is reached (like ``meta``).
+        """
+
+        def build() -> None:
+            addr = str(url)
+            body: Dict[str, Any] = {"url": addr if "://" in addr else "http://" + addr}
+            if mode is not None:
+                body["mode"] = str(mode)
+            self._put(("router", body, True))
+
+        self._guard(build)
+
     def timer_hook(self) -> TimerHook:
         return TimerHook(self)
 
@@ -395,6 +488,8 @@ class RlboardClient:
                     continue
                 if kind == "meta":
                     self._post("/v1/meta", payload, 1)
+                elif kind == "router":
+                    self._post("/v1/router", payload, 1)
                 elif kind is not None:
                     pending.setdefault(kind, []).append(payload)
                     count += 1

@@ -6,12 +6,14 @@ tests without a collector (dead URL, full queue) run standalone as well:
 ``python3 -m unittest test_rlboard_client``.
 """
 
+import argparse
 import logging
 import os
+import pathlib
 import time
 import unittest
 
-from rlboard_client import OPEN_T1, RlboardClient
+from rlboard_client import META_ARGS_KEYS, OPEN_T1, RlboardClient, args_snapshot
 
 URL = os.environ.get("RLBOARD_TEST_URL")
 DEAD_URL = "http://127.0.0.1:9"
@@ -117,6 +119,34 @@ class OfflineTest(unittest.TestCase):
         self.assertLess(time.monotonic() - t, 0.2)
         self.assertGreaterEqual(c.stats["dropped"], 90)
         c.close(2)
+
+    def test_args_snapshot_takes_exactly_miles_keys_in_order(self):
+        ns = argparse.Namespace(
+            lr=1e-6,  # not a snapshot key
+            sglang_mem_fraction_static=0.7,
+            colocate=True,
+            wandb_group="qwen3-8b-grpo",
+            wandb_team=None,  # present with None: kept
+            n_samples_per_prompt=8,
+            hf_checkpoint=pathlib.PurePosixPath("/models/Qwen3-8B"),  # not JSON: as str
+            router_policy=["cache_aware"],
+        )
+        snap = args_snapshot(ns)
+        self.assertEqual(
+            list(snap.items()),
+            [
+                ("wandb_group", "qwen3-8b-grpo"),
+                ("wandb_team", None),
+                ("colocate", True),
+                ("n_samples_per_prompt", 8),
+                ("hf_checkpoint", "/models/Qwen3-8B"),
+                ("sglang_mem_fraction_static", 0.7),
+                ("router_policy", ["cache_aware"]),
+            ],
+        )
+        self.assertEqual(len(META_ARGS_KEYS), 23)
+        full = args_snapshot({k: i for i, k in enumerate(reversed(META_ARGS_KEYS))})
+        self.assertEqual(list(full), list(META_ARGS_KEYS))
 
     def test_bad_input_is_swallowed(self):
         c = RlboardClient(DEAD_URL, node="n")
