@@ -1,15 +1,21 @@
 import "server-only";
 /**
- * The one wrapper every route handler goes through (docs/architecture.md, "Request path"). It does exactly four
- * things: authenticate, resolve `?run=` to a RunContext, parse query/params with the
- * route's zod contract, and map thrown errors to `{"error":{code,message}}` bodies.
+ * The one wrapper every route handler goes through (STYLE.md 2). It does exactly five
+ * things: authenticate, parse path params and query with the route's zod contracts
+ * (FastAPI's 422 / 400 split, lib/api/validation.ts), admit expensive routes through the
+ * heavy-query gate (lib/api/admission.ts), resolve `?run=` to a RunContext, and map thrown
+ * errors to `{"detail", "error":{code,message}}` bodies (lib/api/errors.ts).
  * Handlers return plain data (serialised by `jsonSafeStringify`, NaN → null) or a
  * ready-made Response (binary frames).
  */
 import type { z } from "zod";
+import { heavyGate, DEFAULT_GATE, type Release } from "@/lib/api/admission";
 import { ApiError, toErrorResponse } from "@/lib/api/errors";
 import { jsonResponse } from "@/lib/api/json";
+import { parseRequest } from "@/lib/api/validation";
+import { serverEnv } from "@/lib/env";
 import { authenticateRequest, type AuthUser } from "@/lib/server/auth/request-auth";
+import { guardTrajectoryRead, type TrajectoryKind } from "@/lib/server/auth/trajectory-guard";
 import { getRunOrThrow, type RunContext } from "@/lib/server/runs/context";
 
 type Schema = z.ZodType;
@@ -22,6 +28,22 @@ export interface ApiOptions<Q extends Schema | undefined, P extends Schema | und
   auth?: "member" | "admin" | "public";
   /** Resolve `?run=` (or the single run) into `ctx.run`. Default true. */
   run?: boolean;
+  /**
+   * "heavy": the answer costs real CPU/IO (series, heatmaps, dumps) — it runs only when
+   * the heavy-query gate admits it (503 busy + Retry-After otherwise). Default "light".
+   */
+  cost?: "light" | "heavy";
+  /**
+   * The answer holds trajectory content ("messages", "tokens": opens are audited) or
+   * per-sample lifecycle ("lifecycle"; a function decides per request, e.g. only the
+   * heatmap's lifecycle metric). Then a restricted run answers only to admins and the
+   * users listed for it (403) — one guard for every such route (trajectory-guard.ts).
+   */
+  trajectories?: TrajectoryKind | ((query: Infer<Q>) => TrajectoryKind | null);
+}
+
+function gate() {
+  return heavyGate(() => ({ ...DEFAULT_GATE, ...serverEnv().heavy }));
 }
 
 export interface ApiContext<Q, P> {
@@ -40,6 +62,7 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
   handler: (ctx: ApiContext<Infer<Q>, Infer<P>>) => Promise<unknown>,
 ): (req: Request, routeCtx: RouteContext) => Promise<Response> {
   return async (req, routeCtx) => {
+    let release: Release | undefined;
     try {
       const url = new URL(req.url);
       const auth = opts.auth ?? "member";
@@ -49,17 +72,22 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
         if (!user) throw new ApiError("unauthorized", "sign in or send 'Authorization: Bearer <token>'");
         if (auth === "admin" && user.role !== "admin") throw new ApiError("forbidden", "admin role required");
       }
-      const rawQuery = Object.fromEntries(url.searchParams.entries());
+      const rawQuery: Record<string, string> = Object.fromEntries(url.searchParams.entries());
       const runId = typeof rawQuery.run === "string" ? rawQuery.run : undefined;
       delete rawQuery.run;
-      const query = (opts.query ? opts.query.parse(rawQuery) : undefined) as Infer<Q>;
       const rawParams = await (routeCtx?.params ?? Promise.resolve({}));
-      const params = (opts.params ? opts.params.parse(rawParams) : undefined) as Infer<P>;
+      const { params, query } = parseRequest<Infer<P>, Infer<Q>>(opts.params, rawParams, opts.query, rawQuery);
+      if (opts.cost === "heavy") release = await gate().acquire(user ? `user:${user.name}` : "anonymous");
       const run = (opts.run ?? true) ? await getRunOrThrow(runId) : (undefined as unknown as RunContext);
+      const kind = typeof opts.trajectories === "function" ? opts.trajectories(query) : opts.trajectories;
+      if (kind) guardTrajectoryRead(run.id, user, kind, params as { rolloutId?: number; sampleIndex?: number } | undefined);
       const result = await handler({ req, url, query, params, user, run });
+      // Serialising is part of the cost: it happens before the slot is released.
       return result instanceof Response ? result : jsonResponse(result);
     } catch (err) {
       return toErrorResponse(err);
+    } finally {
+      release?.();
     }
   };
 }

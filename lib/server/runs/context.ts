@@ -56,7 +56,7 @@ export function getRegistry(): RunRegistry {
 
 /** Per-run cache folder under the data dir (hash keeps odd run ids out of file names). */
 export function runCacheDir(run: ScannedRun): string {
-  const h = crypto.createHash("sha256").update(path.resolve(run.dir)).digest("hex").slice(0, 16);
+  const h = crypto.createHash("sha256").update(run.realDir).digest("hex").slice(0, 16);
   return path.join(serverEnv().dataDir, "cache", h);
 }
 
@@ -78,22 +78,22 @@ export async function getRunOrThrow(runId: string | undefined): Promise<RunConte
   const run = resolveRun(runId);
   const runs = g.__rlboardRuns!;
   let ctx = runs.get(run.id);
-  if (!ctx || ctx.dir !== run.dir) {
+  if (!ctx || ctx.dir !== run.realDir) {
     // A run whose directory moved gets fresh readers; the old one's file handles go now.
     void ctx?.dumps.close();
     const env = serverEnv();
     const cacheDir = runCacheDir(run);
     ctx = {
       id: run.id,
-      dir: run.dir,
+      dir: run.realDir,
       name: run.name,
       settings: {
         follow: env.follow,
         lowMfuThreshold: env.lowMfuThreshold,
         useUtilizationOverview: env.useUtilizationOverview,
       },
-      store: openMetricStore(run.dir, { follow: env.follow, cacheDir: path.join(cacheDir, "telemetry") }),
-      dumps: openDumpReader(run.dir, { cacheDir: path.join(cacheDir, "dumps"), tensorLru: env.tensorLru }),
+      store: openMetricStore(run.realDir, { follow: env.follow, cacheDir: path.join(cacheDir, "telemetry") }),
+      dumps: openDumpReader(run.realDir, { cacheDir: path.join(cacheDir, "dumps"), tensorLru: env.tensorLru }),
     };
     runs.set(run.id, ctx);
   }

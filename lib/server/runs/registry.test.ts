@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/server/db";
-import { RunRegistry } from "@/lib/server/runs/registry";
+import { MIN_RESCAN_MS, RunRegistry } from "@/lib/server/runs/registry";
 import { decodeRunId, encodeRunId } from "@/lib/server/runs/run-id";
 import { scanRoot } from "@/lib/server/runs/scan";
 
@@ -62,6 +62,8 @@ describe("run scan", () => {
     fs.symlinkSync(path.join(root, "real"), path.join(root, "alias"));
     const ids = scanRoot(root).map((r) => r.id).sort();
     expect(ids).toEqual(["alias", "real"]);
+    // The scan reports both paths; the registry keeps one id per real directory.
+    expect(scanRoot(root).find((r) => r.id === "alias")?.realDir).toBe(path.join(root, "real"));
   });
 
   it("half-written meta.json falls back to the folder name", () => {
@@ -81,6 +83,10 @@ describe("RunRegistry", () => {
     expect(reg.list().map((r) => r.id)).toEqual(["one"]);
     expect(db.prepare("SELECT id, name FROM runs").all()).toEqual([{ id: "one", name: "one" }]);
     makeRun(path.join(root, "two"), "rollout_data");
+    // Within MIN_RESCAN_MS of the last scan an unknown id does not rescan…
+    expect(reg.find("two")).toBeNull();
+    // …after it, the run created since the last scan is found without waiting for SCAN_INTERVAL_S.
+    reg.scan(Date.now() - MIN_RESCAN_MS);
     expect(reg.find("two")?.relPath).toBe("two");
     fs.rmSync(path.join(root, "one"), { recursive: true });
     reg.list({ refresh: true });
@@ -95,5 +101,65 @@ describe("RunRegistry", () => {
     makeRun(dir, "dashboard", { run_name: "solo" });
     const reg = new RunRegistry(openDatabase(tmp("rlboard-data-")), { kind: "single", dir });
     expect(reg.single()).toMatchObject({ id: "my-run", name: "solo", dir });
+  });
+});
+
+describe("symlinked aliases and rescans (#11 items 3b, 9)", () => {
+  it("lists a directory reachable through a symlink once, under its real id", () => {
+    const root = tmp("rlboard-alias-");
+    makeRun(path.join(root, "secret-run"), "dashboard", { run_name: "Secret" });
+    fs.symlinkSync(path.join(root, "secret-run"), path.join(root, "alias"));
+    fs.mkdirSync(path.join(root, "team"));
+    fs.symlinkSync(path.join(root, "secret-run"), path.join(root, "team", "zzz"));
+    const db = openDatabase(tmp("rlboard-alias-db-"));
+    const reg = new RunRegistry(db, { kind: "multi", roots: [root] });
+    expect(reg.list().map((r) => r.id)).toEqual(["secret-run"]);
+    expect(reg.find("alias")).toBeNull();
+    expect(reg.find("team~zzz")).toBeNull();
+    expect(reg.find("secret-run")?.realDir).toBe(path.join(root, "secret-run"));
+    db.close();
+  });
+
+  it("an alias-only directory (the real one outside any scanned path) keeps one id", () => {
+    const root = tmp("rlboard-alias2-");
+    makeRun(path.join(root, ".hidden", "real"), "dashboard");
+    fs.symlinkSync(path.join(root, ".hidden", "real"), path.join(root, "b-link"));
+    fs.symlinkSync(path.join(root, ".hidden", "real"), path.join(root, "a-link"));
+    const db = openDatabase(tmp("rlboard-alias2-db-"));
+    const reg = new RunRegistry(db, { kind: "multi", roots: [root] });
+    expect(reg.list().map((r) => r.id)).toEqual(["a-link"]);
+    db.close();
+  });
+
+  it("a directory swapped for a symlink after the scan is not served under the old id", () => {
+    const root = tmp("rlboard-swap-");
+    makeRun(path.join(root, "r1"), "dashboard");
+    makeRun(path.join(root, "other"), "dashboard");
+    const db = openDatabase(tmp("rlboard-swap-db-"));
+    const reg = new RunRegistry(db, { kind: "multi", roots: [root] });
+    expect(reg.find("r1")).not.toBeNull();
+    fs.rmSync(path.join(root, "r1"), { recursive: true });
+    fs.symlinkSync(path.join(root, "other"), path.join(root, "r1"));
+    expect(reg.find("r1")).toBeNull();
+    db.close();
+  });
+
+  it("a flood of unknown ids rescans at most once per MIN_RESCAN_MS", () => {
+    const root = tmp("rlboard-flood-");
+    makeRun(path.join(root, "a"), "dashboard");
+    const db = openDatabase(tmp("rlboard-flood-db-"));
+    const reg = new RunRegistry(db, { kind: "multi", roots: [root] });
+    let scans = 0;
+    const scan = reg.scan.bind(reg);
+    reg.scan = (nowMs?: number) => {
+      scans++;
+      return scan(nowMs);
+    };
+    reg.list();
+    expect(scans).toBe(1);
+    for (let i = 0; i < 500; i++) expect(reg.find(`nope-${i}`)).toBeNull();
+    expect(scans).toBe(1);
+    expect(MIN_RESCAN_MS).toBeLessThanOrEqual(5000);
+    db.close();
   });
 });

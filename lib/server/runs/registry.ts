@@ -3,6 +3,15 @@
  * result into the `runs` table, and answers lookups by id. Rescans at most every
  * SCAN_INTERVAL_S on access, or on demand. Lookups only ever return directories found by
  * the scan, so an id from a URL can never name a path outside the roots.
+ *
+ * A run is identified by its real directory: when symlinks make one directory reachable
+ * under several ids (`ln -s secret-run alias`), only one id is listed — the one that is
+ * not a symlink, else the first in sort order — so restrictions and the audit, which are
+ * keyed by id, cannot be sidestepped through an alias.
+ *
+ * An id that is not in the index triggers a rescan, but at most one every
+ * MIN_RESCAN_MS whatever the traffic: a flood of unknown ids costs one scan per window,
+ * and lookups happen only after the request was authenticated (withApi, page-run.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -10,6 +19,7 @@ import type { Db } from "@/lib/server/db";
 import { describeRun, isInside, scanRoot, type ScannedRun } from "@/lib/server/runs/scan";
 
 export const SCAN_INTERVAL_S = 10;
+export const MIN_RESCAN_MS = 3_000;
 
 export type RegistryMode = { kind: "single"; dir: string } | { kind: "multi"; roots: string[] };
 
@@ -39,6 +49,7 @@ export class RunRegistry {
         }
       }
     }
+    found = uniqueByRealDir(found);
     this.runs = new Map(found.map((r) => [r.id, r]));
     this.lastScanMs = nowMs;
     this.persist(found, nowMs / 1000);
@@ -78,7 +89,7 @@ export class RunRegistry {
   find(id: string): ScannedRun | null {
     this.ensureFresh(false);
     let run = this.runs.get(id);
-    if (!run) {
+    if (!run && Date.now() - this.lastScanMs >= MIN_RESCAN_MS) {
       // A run created since the last scan should not 404 for up to 10 s.
       this.ensureFresh(true);
       run = this.runs.get(id);
@@ -90,7 +101,8 @@ export class RunRegistry {
     } catch {
       return null;
     }
-    return isInside(run.root, real) ? run : null;
+    // The directory may have been swapped for a symlink since the scan.
+    return isInside(run.root, real) && real === run.realDir ? run : null;
   }
 
   /** The single run of --dump-details mode, or null in multi-run mode. */
@@ -103,4 +115,12 @@ export class RunRegistry {
     const now = Date.now();
     if (force || now - this.lastScanMs > SCAN_INTERVAL_S * 1000) this.scan(now);
   }
+}
+
+/** One entry per real directory: the non-symlinked path wins, else the first id. */
+function uniqueByRealDir(found: ScannedRun[]): ScannedRun[] {
+  const byReal = new Map<string, ScannedRun>();
+  const order = [...found].sort((a, b) => Number(b.dir === b.realDir) - Number(a.dir === a.realDir) || a.id.localeCompare(b.id));
+  for (const run of order) if (!byReal.has(run.realDir)) byReal.set(run.realDir, run);
+  return found.filter((r) => byReal.get(r.realDir) === r);
 }

@@ -18,6 +18,8 @@ export interface ScannedRun {
   root: string;
   relPath: string;
   dir: string;
+  /** `dir` with every symlink resolved: the run's identity, and what the readers open. */
+  realDir: string;
   name: string;
   firstTs: number | null;
   lastTs: number | null;
@@ -39,6 +41,14 @@ function statOrNull(p: string): fs.Stats | null {
     return fs.statSync(p);
   } catch {
     return null;
+  }
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
   }
 }
 
@@ -114,6 +124,7 @@ export function describeRun(root: string, relPath: string, nowMs = Date.now()): 
     root,
     relPath,
     dir,
+    realDir: realOr(dir),
     name: meta.name ?? path.basename(dir),
     firstTs,
     lastTs: lastMs === null ? null : lastMs / 1000,

@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 /** Binary frame (lib/contracts/binary.ts): u32 LE header length, JSON header, u8 matrix. */
 export const GET = withApi(
-  { query: GetHeatmapQuery },
+  { cost: "heavy", query: GetHeatmapQuery, trajectories: (q) => (q.metric === "lifecycle" ? "lifecycle" : null) },
   async ({ query, run }) =>
     new Response(await getHeatmapFrame(run.store, query), { headers: { "content-type": "application/octet-stream" } }),
 );

@@ -6,7 +6,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = withApi(
-  { query: GetRolloutTrajectoriesQuery, params: RolloutParams },
+  { cost: "heavy", trajectories: "lifecycle", query: GetRolloutTrajectoriesQuery, params: RolloutParams },
   async ({ query, params, run }) =>
     getRolloutTrajectories(run.dumps, storeTimeline(run.store), params.rolloutId, query.sample_index),
 );
