@@ -1,16 +1,24 @@
 /**
- * Typed API errors: one code → status table, one body shape, one mapper.
+ * Typed API errors: one code → status table, one body shape, one mapper (docs/api.md
+ * "Errors").
  *
  * Policy (shared with every client, see lib/client/fetcher.ts):
- *  - 400 bad_request: the caller sent something wrong (bad window, bad lanes, unknown metric);
- *    the message names the parameter and is safe to show to a person.
+ *  - 400 bad_request: the request parsed but its values are wrong (bad window, bad lanes,
+ *    unknown metric, a size over its maximum); the message names the parameter and is safe
+ *    to show to a person. The reference server raises these in its handlers.
+ *  - 422 unprocessable: a parameter is missing or its string does not parse as the type
+ *    the reference declares (int, float, bool) — FastAPI's request validation.
  *  - 401/403: no credentials / not allowed.
- *  - 404 not_found: unknown run, step, sample or file.
+ *  - 404 not_found: unknown run, step, sample, file or API path (messages never carry an
+ *    absolute path).
  *  - 503 still_writing: a dump is being written right now — retry in a moment.
+ *  - 503 busy: too many expensive queries at once — retry after `Retry-After` seconds.
  *  - 500 internal: a bug or a corrupt old file; the real message is logged, never sent.
  *  - 500 corrupt_file: an old run file that does not parse (a torn `.pt`); the message,
  *    which names the file relative to the run and the problem (never its bytes), is sent.
- * Body: {"error":{"code","message"}}. Handlers throw; only `toErrorResponse` maps.
+ *
+ * Body: FastAPI's `{"detail": …}` (a string, or for 422 the list of validation items)
+ * plus rlboard's `{"error":{"code","message"}}`. Handlers throw; only `toErrorResponse` maps.
  */
 import { ZodError } from "zod";
 
@@ -21,13 +29,24 @@ export const ERROR_STATUS = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unprocessable: 422,
   too_many_requests: 429,
   internal: 500,
   corrupt_file: 500,
   still_writing: 503,
+  busy: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One item of a 422 `detail` list, exactly as FastAPI (pydantic v2) writes it. */
+export interface ValidationItem {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
 
 /**
  * Next bundles server code per entry (pages vs. route handlers), so one process can hold
@@ -39,10 +58,20 @@ const BRAND = Symbol.for("rlboard.ApiError");
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly [BRAND] = true;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  /** FastAPI's `detail` when it is not simply the message (the 422 item list). */
+  readonly detail: string | ValidationItem[] | undefined;
+  /** Extra response headers (`Retry-After` on a busy 503). */
+  readonly headers: Record<string, string> | undefined;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; detail?: string | ValidationItem[]; headers?: Record<string, string> },
+  ) {
     super(message, options);
     this.name = "ApiError";
     this.code = code;
+    this.detail = options?.detail;
+    this.headers = options?.headers;
   }
   static is(err: unknown): err is ApiError {
     return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
@@ -57,8 +86,17 @@ export const notFound = (message: string) => new ApiError("not_found", message);
 export const forbidden = (message: string) => new ApiError("forbidden", message);
 export const stillWriting = (path: string) =>
   new ApiError("still_writing", `dump still being written: ${path}`);
+export const busy = (message: string, retryAfterS = 1) =>
+  new ApiError("busy", message, { headers: { "retry-after": String(retryAfterS) } });
+
+/** A 422: `items` become the `detail` list; the message joins them for people. */
+export function unprocessable(items: ValidationItem[]): ApiError {
+  const message = items.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ");
+  return new ApiError("unprocessable", message, { detail: items });
+}
 
 export interface ErrorBody {
+  detail: string | ValidationItem[];
   error: { code: ErrorCode; message: string };
 }
 
@@ -72,20 +110,29 @@ export function describeZodError(err: ZodError): string {
     .join("; ");
 }
 
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { error: { code, message } };
+export function errorBody(code: ErrorCode, message: string, detail: string | ValidationItem[] = message): ErrorBody {
+  return { detail, error: { code, message } };
 }
 
-/** Map anything thrown by a handler to a Response. Unknown errors are logged and hidden. */
+/** The body of an unknown API path: FastAPI's, plus the error object every body carries. */
+export function unknownApiPathResponse(): Response {
+  return Response.json(errorBody("not_found", "Not Found"), { status: 404 });
+}
+
 function isZodError(err: unknown): err is ZodError {
   return err instanceof ZodError || (err instanceof Error && err.name === "ZodError" && Array.isArray((err as ZodError).issues));
 }
 
+/**
+ * Map anything thrown by a handler to a Response. Unknown errors are logged and hidden.
+ * A bare ZodError (a schema parsed outside withApi, which turns contract failures into
+ * 422/400 itself) stays a 400 naming the field.
+ */
 export function toErrorResponse(err: unknown, log: (msg: string, err: unknown) => void = defaultLog): Response {
   if (ApiError.is(err)) {
     const status = ERROR_STATUS[err.code] ?? 500;
-    if (status >= 500 && err.code !== "still_writing") log(`api error ${err.code}`, err);
-    return Response.json(errorBody(err.code, err.message), { status });
+    if (status >= 500 && err.code !== "still_writing" && err.code !== "busy") log(`api error ${err.code}`, err);
+    return Response.json(errorBody(err.code, err.message, err.detail ?? err.message), { status, headers: err.headers });
   }
   if (isZodError(err)) {
     return Response.json(errorBody("bad_request", describeZodError(err)), { status: 400 });

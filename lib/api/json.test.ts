@@ -25,7 +25,7 @@ describe("toErrorResponse", () => {
     const foreign = Object.assign(new Error("no such sample"), { code: "not_found", [Symbol.for("rlboard.ApiError")]: true });
     const res = toErrorResponse(foreign, () => undefined);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { code: "not_found", message: "no such sample" } });
+    expect(await res.json()).toEqual({ detail: "no such sample", error: { code: "not_found", message: "no such sample" } });
     expect(ApiError.is(new Error("x"))).toBe(false);
     const hidden = toErrorResponse(new Error("secret path /etc"), () => undefined);
     expect(hidden.status).toBe(500);

@@ -5,7 +5,8 @@
  * numbers.
  */
 import { z } from "zod";
-import { QueryBool, QueryInt } from "@/lib/contracts/common";
+import { QueryBool, QueryInt, semanticIssue } from "@/lib/contracts/common";
+import { LIMITS } from "@/lib/contracts/limits";
 
 // ---- path params (route folders `[rolloutId]` and `[sampleIndex]`); negatives accepted
 
@@ -26,11 +27,17 @@ export const GetRolloutTrajectoriesQuery = z.object({
   sample_index: QueryInt.optional().describe("restrict the batch anatomy to one sample"),
 });
 export const GetSampleMessagesQuery = z.object({ eval: EvalFlag });
-export const GetSampleTokensQuery = z.object({
-  start: QueryInt.default(0).describe("first token position (clamped at 0)"),
-  end: QueryInt.optional().describe("end token position, exclusive (clamped at total length)"),
-  eval: EvalFlag,
-});
+export const GetSampleTokensQuery = z
+  .object({
+    start: QueryInt.default(0).describe("first token position (clamped at 0)"),
+    end: QueryInt.optional().describe(`end token position, exclusive (clamped at total length; end − start ≤ ${LIMITS.token_window})`),
+    eval: EvalFlag,
+  })
+  .superRefine((q, ctx) => {
+    if (q.end === undefined) return;
+    const n = q.end - Math.max(q.start, 0);
+    if (n > LIMITS.token_window) semanticIssue(ctx, `token window end-start=${n} exceeds the maximum ${LIMITS.token_window}`);
+  });
 
 // ---- responses
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { QueryBool } from "@/lib/contracts/common";
+import { QueryBool, QueryText } from "@/lib/contracts/common";
+import { LIMITS } from "@/lib/contracts/limits";
 
 export const RunSummary = z
   .object({
@@ -17,7 +18,7 @@ export const RunSummary = z
   .strict();
 export type RunSummary = z.infer<typeof RunSummary>;
 
-export const GetRunsQuery = z.object({ refresh: QueryBool.optional(), q: z.string().max(200).optional() });
+export const GetRunsQuery = z.object({ refresh: QueryBool.optional(), q: QueryText("q", LIMITS.runs_q_chars).optional() });
 export const GetRunsResponse = z
   .object({ mode: z.enum(["single", "multi"]), runs: z.array(RunSummary) })
   .strict();

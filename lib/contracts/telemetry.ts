@@ -4,15 +4,20 @@
  * strict response schemas shared by handlers, clients and tests.
  *
  * Bounds whose reference message must be exact (`max_points=1 must be >= 2`,
- * `x_buckets=… out of range [2, 4000]`, `top_k=…`, the window rules) are enforced in
- * lib/timeline/window.ts with those messages; a zod failure here is a type error (400).
+ * `x_buckets=… out of range [2, 4000]`, `top_k=…`, the window rules) and the upper size
+ * limits (lib/contracts/limits.ts) are enforced in lib/timeline/window.ts, in the
+ * reference's order. A type failure here is a 422, a non-finite `t0`/`t1` or an over-long
+ * string a 400 (lib/contracts/common.ts).
  */
 import { z } from "zod";
-import { QueryBool, QueryFloat, QueryInt } from "@/lib/contracts/common";
+import { QueryBool, QueryInt, QueryText, QueryTime, semanticIssue } from "@/lib/contracts/common";
+import { LIMITS } from "@/lib/contracts/limits";
 
-const T0 = QueryFloat.optional().describe("window start (unix s); with t1, t1 − t0 ≤ 14400");
-const T1 = QueryFloat.optional().describe("window end (unix s)");
-const Lanes = z.string().optional().describe("lane selection grammar, e.g. g:0-31,rank:4,every:8");
+const T0 = QueryTime("t0").optional().describe("window start (unix s, finite); with t1, t1 − t0 ≤ 14400");
+const T1 = QueryTime("t1").optional().describe("window end (unix s, finite)");
+const Lanes = QueryText("lanes", LIMITS.lanes_chars)
+  .optional()
+  .describe(`lane selection grammar, e.g. g:0-31,rank:4,every:8 (≤ ${LIMITS.lanes_chars} characters)`);
 
 export const GetMetaQuery = z.object({});
 export const GetTopologyQuery = z.object({});
@@ -24,7 +29,7 @@ export type GetPhasesQuery = z.infer<typeof GetPhasesQuery>;
 export const GetGpuQuery = z.object({
   t0: T0,
   t1: T1,
-  max_points: QueryInt.default(2000).describe("min/max downsampling target per lane (≥ 2)"),
+  max_points: QueryInt.default(2000).describe(`min/max downsampling target per lane (2 … ${LIMITS.max_points})`),
   lanes: Lanes,
   format: z.enum(["json", "bin"]).default("json").describe("bin = the same answer as a binary column frame (lib/contracts/binary.ts)"),
 });
@@ -66,7 +71,13 @@ export const GetAdvisoryQuery = z.object({ t0: T0, t1: T1 });
 export type GetAdvisoryQuery = z.infer<typeof GetAdvisoryQuery>;
 
 export const GetMetricsQuery = z.object({
-  keys: z.string().describe("comma-separated metric keys; dump/<column> for dump aggregates"),
+  keys: z
+    .string()
+    .superRefine((keys, ctx) => {
+      const n = keys.split(",").filter(Boolean).length;
+      if (n > LIMITS.metric_keys) semanticIssue(ctx, `keys lists ${n} metrics; the maximum is ${LIMITS.metric_keys}`);
+    })
+    .describe(`comma-separated metric keys (≤ ${LIMITS.metric_keys}); dump/<column> for dump aggregates`),
   x: z.string().default("rollout/step"),
   t0: T0,
   t1: T1,
@@ -116,6 +127,9 @@ export const GetMetaResponse = z
       })
       .strict(),
     corrupt_lines: StreamCounts.describe("complete JSONL lines skipped as corrupt, per stream (rlboard extension)"),
+    skipped_dumps: z
+      .array(z.object({ file: z.string(), reason: z.string() }).strict())
+      .describe("dump files found unreadable so far, left out of the dump/* step aggregates (rlboard extension)"),
   })
   .strict();
 export type GetMetaResponse = z.infer<typeof GetMetaResponse>;

@@ -1,13 +1,18 @@
 /**
- * Request bounds shared by the timeline endpoints (docs/api.md 9.1, 9.2). Messages are the
- * reference server's, verbatim, because clients and parity tests match on them.
+ * Request bounds shared by the timeline endpoints (docs/api.md 9.1, 9.2, "Limits").
+ * Messages of the reference's own checks are the reference server's, verbatim, because
+ * clients and parity tests match on them; the upper size limits are rlboard's
+ * (lib/contracts/limits.ts). Non-finite `t0`/`t1` never get here: the contracts refuse
+ * them (lib/contracts/common.ts, QueryTime).
  */
 import { badRequest } from "@/lib/api/errors";
+import { LIMITS } from "@/lib/contracts/limits";
 import { pyFixed, pyRepr } from "@/lib/timeline/pyformat";
 
 export const MAX_WINDOW_S = 4 * 3600.0;
-export const X_BUCKETS_MAX = 4000;
-export const TOP_K_MAX = 256;
+export const X_BUCKETS_MAX = LIMITS.x_buckets;
+export const TOP_K_MAX = LIMITS.top_k;
+export const MAX_POINTS_MAX = LIMITS.max_points;
 
 /** "W": only when both bounds are given. */
 export function checkWindow(t0: number | null | undefined, t1: number | null | undefined): void {
@@ -18,6 +23,7 @@ export function checkWindow(t0: number | null | undefined, t1: number | null | u
 
 export function checkMaxPoints(n: number): void {
   if (n < 2) throw badRequest(`max_points=${n} must be >= 2`);
+  if (n > MAX_POINTS_MAX) throw badRequest(`max_points=${n} exceeds the maximum ${MAX_POINTS_MAX}`);
 }
 
 export function checkXBuckets(n: number): void {

@@ -5,4 +5,4 @@ import { getAdvisory } from "@/lib/timeline/api";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetAdvisoryQuery }, async ({ query, run }) => getAdvisory(run, query));
+export const GET = withApi({ cost: "heavy", query: GetAdvisoryQuery }, async ({ query, run }) => getAdvisory(run, query));

@@ -5,4 +5,4 @@ import { getMetrics } from "@/lib/timeline/api";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetMetricsQuery }, async ({ query, run }) => getMetrics(run.store, run.dumps, query));
+export const GET = withApi({ cost: "heavy", query: GetMetricsQuery }, async ({ query, run }) => getMetrics(run.store, run.dumps, query));

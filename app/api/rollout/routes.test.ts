@@ -63,8 +63,8 @@ describe("GET /api/rollout/{rolloutId}/summary and /groups", () => {
   });
 
   test("invalid input → 400; missing or negative step → 404", async () => {
-    expect((await call(summaryGET, "/api/rollout/abc/summary", { rolloutId: "abc" })).status).toBe(400);
-    expect((await call(summaryGET, "/api/rollout/0/summary?eval=maybe", { rolloutId: "0" })).status).toBe(400);
+    expect((await call(summaryGET, "/api/rollout/abc/summary", { rolloutId: "abc" })).status).toBe(422);
+    expect((await call(summaryGET, "/api/rollout/0/summary?eval=maybe", { rolloutId: "0" })).status).toBe(422);
     const missing = await call<ErrBody>(summaryGET, "/api/rollout/9/summary", { rolloutId: "9" });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("not_found");
@@ -91,12 +91,12 @@ describe("GET /api/rollout/{rolloutId}/sample/{sampleIndex}/tokens", () => {
 
   test("bad bounds → 400, unknown sample → 404", async () => {
     const p = { rolloutId: "0", sampleIndex: "1" };
-    expect((await call(tokensGET, "/api/rollout/0/sample/1/tokens?start=1.5", p)).status).toBe(400);
+    expect((await call(tokensGET, "/api/rollout/0/sample/1/tokens?start=1.5", p)).status).toBe(422);
     const empty = await call<ErrBody>(tokensGET, "/api/rollout/0/sample/1/tokens?start=6&end=2", p);
     expect(empty.status).toBe(400);
     expect(empty.body.error.message).toBe("empty token range [6, 2) for total_len=7");
     expect((await call(tokensGET, "/api/rollout/0/sample/7/tokens", { rolloutId: "0", sampleIndex: "7" })).status).toBe(404);
-    expect((await call(tokensGET, "/api/rollout/0/sample/x/tokens", { rolloutId: "0", sampleIndex: "x" })).status).toBe(400);
+    expect((await call(tokensGET, "/api/rollout/0/sample/x/tokens", { rolloutId: "0", sampleIndex: "x" })).status).toBe(422);
   });
 });
 
@@ -115,7 +115,7 @@ describe("GET /api/rollout/{rolloutId}/trajectories", () => {
     const { status, body } = await call(trajectoriesGET, "/api/rollout/0/trajectories", { rolloutId: "0" });
     expect(status).toBe(200);
     expect(GetRolloutTrajectoriesResponse.parse(body)).toEqual({ lanes: [], consume_ts: null, t0: null });
-    expect((await call(trajectoriesGET, "/api/rollout/0/trajectories?sample_index=z", { rolloutId: "0" })).status).toBe(400);
+    expect((await call(trajectoriesGET, "/api/rollout/0/trajectories?sample_index=z", { rolloutId: "0" })).status).toBe(422);
     // An explicit sample index needs no dump at all.
     expect((await call(trajectoriesGET, "/api/rollout/9/trajectories?sample_index=3", { rolloutId: "9" })).status).toBe(200);
     expect((await call(trajectoriesGET, "/api/rollout/9/trajectories", { rolloutId: "9" })).status).toBe(404);

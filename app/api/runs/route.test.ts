@@ -47,11 +47,11 @@ describe("GET /api/runs", () => {
     expect(body.runs.find((r) => r.id === "grpo-a")).toMatchObject({ name: "Qwen GRPO A", first_ts: 5, path: "grpo-a" });
   });
 
-  it("filters by q and rejects a bad refresh flag with 400 naming the parameter", async () => {
+  it("filters by q and rejects a bad refresh flag with FastAPI's 422 naming the parameter", async () => {
     const res = await callJson<{ runs: { id: string }[] }>(getRuns, "/api/runs?q=ppo", { token: server.token });
     expect(res.body.runs.map((r) => r.id)).toEqual(["ppo~c"]);
     const bad = await callJson<{ error: { code: string; message: string } }>(getRuns, "/api/runs?refresh=maybe", { token: server.token });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toMatch(/^refresh: /);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.message).toMatch(/^query\.refresh: /);
   });
 });

@@ -116,30 +116,37 @@ describe("telemetry routes", () => {
       expect({ ts: Array.from(b.ts), util: Array.from(b.util), mem_mb: Array.from(b.mem_mb), power_w: Array.from(b.power_w) }).toEqual(l);
     }
     const bad = await callRoute(gpuGET, `${q}&format=csv`, { token: server.token });
-    expect(bad.status).toBe(400);
+    expect(bad.status).toBe(422);
   });
 
   test.each([
     [phasesGET, "/api/timeline/phases?t0=1000&t1=20000", "max_window_s"],
     [phasesGET, "/api/timeline/phases?t0=1000&t1=1000", "bad window: t1=1000.0 <= t0=1000.0"],
     [phasesGET, "/api/timeline/phases?lanes=bogus:1", "unknown lane selector kind 'bogus'"],
-    [phasesGET, "/api/timeline/phases?t0=abc", "t0"],
     [gpuGET, "/api/timeline/gpu?max_points=1", "max_points=1 must be >= 2"],
-    [gpuGET, "/api/timeline/gpu?max_points=2.5", "max_points"],
     [heatmapGET, "/api/timeline/heatmap?x_buckets=1", "x_buckets=1 out of range [2, 4000]"],
     [heatmapGET, "/api/timeline/heatmap?metric=nope", "unknown heatmap metric 'nope'"],
     [fleetGET, "/api/timeline/fleet?x_buckets=4001", "x_buckets=4001 out of range [2, 4000]"],
     [outliersGET, "/api/timeline/outliers?criterion=lowest_util&top_k=0", "top_k=0 out of range [1, 256]"],
     [outliersGET, "/api/timeline/outliers?criterion=nope", "unknown outlier criterion 'nope'"],
-    [outliersGET, "/api/timeline/outliers", "criterion"],
-    [engineGET, "/api/timeline/engine_series", "metric"],
-    [engineGET, "/api/timeline/engine_series?metric=x&per_dp_rank=maybe", "per_dp_rank"],
     [metricsGET, "/api/metrics?keys=,", "keys must be a non-empty comma-separated list"],
     [metricsGET, "/api/metrics?keys=dump/nope", "unknown dump metric 'dump/nope'"],
     [advisoryGET, "/api/advisory?t0=0&t1=20000", "max_window_s"],
   ] as const)("%#: bad input %s → 400", async (handler, url, fragment) => {
     const { status, body } = await call<ErrBody>(handler, url);
     expect(status).toBe(400);
+    expect(body.error.message).toContain(fragment);
+  });
+
+  test.each([
+    [phasesGET, "/api/timeline/phases?t0=abc", "query.t0"],
+    [gpuGET, "/api/timeline/gpu?max_points=2.5", "query.max_points"],
+    [outliersGET, "/api/timeline/outliers", "query.criterion: Field required"],
+    [engineGET, "/api/timeline/engine_series", "query.metric: Field required"],
+    [engineGET, "/api/timeline/engine_series?metric=x&per_dp_rank=maybe", "query.per_dp_rank"],
+  ] as const)("%#: unparseable or missing %s → 422", async (handler, url, fragment) => {
+    const { status, body } = await call<ErrBody>(handler, url);
+    expect(status).toBe(422);
     expect(body.error.message).toContain(fragment);
   });
 

@@ -5,4 +5,4 @@ import { getEngineSeries } from "@/lib/timeline/api";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetEngineSeriesQuery }, async ({ query, run }) => getEngineSeries(run.store, query));
+export const GET = withApi({ cost: "heavy", query: GetEngineSeriesQuery }, async ({ query, run }) => getEngineSeries(run.store, query));

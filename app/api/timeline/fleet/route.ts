@@ -5,4 +5,4 @@ import { getFleet } from "@/lib/timeline/api";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetFleetQuery }, async ({ query, run }) => getFleet(run.store, query));
+export const GET = withApi({ cost: "heavy", query: GetFleetQuery }, async ({ query, run }) => getFleet(run.store, query));

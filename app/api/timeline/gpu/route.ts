@@ -6,7 +6,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** JSON by default; `format=bin` = the same answer as a binary column frame (the dashboard's own format). */
-export const GET = withApi({ query: GetGpuQuery }, async ({ query, run }) =>
+export const GET = withApi({ cost: "heavy", query: GetGpuQuery }, async ({ query, run }) =>
   query.format === "bin"
     ? new Response(await getGpuFrame(run.store, query), { headers: { "content-type": "application/octet-stream" } })
     : getGpu(run.store, query),

@@ -5,4 +5,4 @@ import { getGpuProcesses } from "@/lib/timeline/api";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetGpuProcessesQuery }, async ({ query, run }) => getGpuProcesses(run.store, query));
+export const GET = withApi({ cost: "heavy", query: GetGpuProcessesQuery }, async ({ query, run }) => getGpuProcesses(run.store, query));

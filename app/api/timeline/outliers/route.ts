@@ -5,4 +5,4 @@ import { getOutliers } from "@/lib/timeline/api";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetOutliersQuery }, async ({ query, run }) => getOutliers(run.store, query));
+export const GET = withApi({ cost: "heavy", query: GetOutliersQuery }, async ({ query, run }) => getOutliers(run.store, query));

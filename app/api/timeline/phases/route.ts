@@ -5,4 +5,4 @@ import { getPhases } from "@/lib/timeline/api";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetPhasesQuery }, async ({ query, run }) => getPhases(run.store, query));
+export const GET = withApi({ cost: "heavy", query: GetPhasesQuery }, async ({ query, run }) => getPhases(run.store, query));

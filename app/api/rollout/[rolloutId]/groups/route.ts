@@ -5,6 +5,6 @@ import { getRolloutGroups } from "@/lib/rollout";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetRolloutGroupsQuery, params: RolloutParams }, async ({ query, params, run }) =>
+export const GET = withApi({ cost: "heavy", query: GetRolloutGroupsQuery, params: RolloutParams }, async ({ query, params, run }) =>
   getRolloutGroups(run.dumps, params.rolloutId, query.eval),
 );

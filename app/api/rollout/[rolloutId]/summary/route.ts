@@ -5,6 +5,6 @@ import { getRolloutSummary } from "@/lib/rollout";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetRolloutSummaryQuery, params: RolloutParams }, async ({ query, params, run }) =>
+export const GET = withApi({ cost: "heavy", query: GetRolloutSummaryQuery, params: RolloutParams }, async ({ query, params, run }) =>
   getRolloutSummary(run.dumps, params.rolloutId, query.eval),
 );
