@@ -91,24 +91,104 @@ describe("PartitionedAppender", () => {
     expect(torn).toEqual([["phases/19700101_00.jsonl", 8]]);
   });
 
-  it("rolls back a torn write on failure so a retry writes each line exactly once", async () => {
+  it("keeps the whole lines of a torn write, cuts the torn rest, and a retry writes each line exactly once", async () => {
     const fs = instrumentedFs();
     const a = new PartitionedAppender(dir, { fs });
     await a.appendStream("data_buffer", [{ ts: 1, length: 1 }]);
+    fs.failNext = 1; // 33 of 66 bytes land: one whole line and half of the next
+    const res = await a.appendStream("data_buffer", [
+      { ts: 2, length: 2 },
+      { ts: 3, length: 3 },
+      { ts: 4, length: 4 },
+    ]);
+    expect(res.written).toBe(1);
+    expect(res.failed).toEqual([
+      { ts: 3, length: 3 },
+      { ts: 4, length: 4 },
+    ]);
+    expect(res.fileErrors[0]?.file).toBe("data_buffer.jsonl");
+    expect(res.fileErrors[0]?.error.message).toMatch(/EIO/);
+    expect(readFileSync(join(dir, "data_buffer.jsonl"), "utf8")).toBe('{"ts":1.0,"length":1}\n{"ts":2.0,"length":2}\n');
+    const retry = await a.appendStream("data_buffer", res.failed);
+    expect(retry.written).toBe(2);
+    expect(readFileSync(join(dir, "data_buffer.jsonl"), "utf8")).toBe(
+      '{"ts":1.0,"length":1}\n{"ts":2.0,"length":2}\n{"ts":3.0,"length":3}\n{"ts":4.0,"length":4}\n',
+    );
+  });
+
+  it("trusts the file size over write(): lines that landed before an error are not retried", async () => {
+    // A write that reaches the disk but reports EIO (e.g. a flaky network fs).
+    const fs: WriterFs = {
+      ...nodeWriterFs,
+      async openAppend(path) {
+        const fh = await nodeWriterFs.openAppend(path);
+        return Object.assign(Object.create(fh) as object, {
+          read: fh.read.bind(fh),
+          stat: fh.stat.bind(fh),
+          truncate: fh.truncate.bind(fh),
+          sync: fh.sync.bind(fh),
+          close: fh.close.bind(fh),
+          async write(buf: Uint8Array, off: number, len: number, pos: number | null) {
+            await fh.write(buf, off, len, pos);
+            throw Object.assign(new Error("EIO: i/o error, write"), { code: "EIO" });
+          },
+        });
+      },
+    };
+    const a = new PartitionedAppender(dir, { fs });
+    const res = await a.appendStream("data_buffer", [
+      { ts: 1, length: 1 },
+      { ts: 2, length: 2 },
+    ]);
+    expect(res).toMatchObject({ written: 2, failed: [] });
+    expect(res.fileErrors).toHaveLength(1);
+    expect(readFileSync(join(dir, "data_buffer.jsonl"), "utf8")).toBe('{"ts":1.0,"length":1}\n{"ts":2.0,"length":2}\n');
+  });
+
+  it("when even the cut fails, repairs the torn tail before the next append (no torn line in the middle, no duplicate)", async () => {
+    const fs = instrumentedFs();
+    let truncateFails = true;
+    const failingTruncate: WriterFs = {
+      ...fs,
+      async openAppend(path) {
+        const fh = await fs.openAppend(path);
+        return { ...fh, truncate: async (n: number) => (truncateFails ? Promise.reject(new Error("EIO: truncate")) : fh.truncate(n)) };
+      },
+    };
+    const torn: [string, number][] = [];
+    const a = new PartitionedAppender(dir, { fs: failingTruncate, onTornTail: (f, n) => torn.push([f, n]) });
     fs.failNext = 1;
     const res = await a.appendStream("data_buffer", [
       { ts: 2, length: 2 },
       { ts: 3, length: 3 },
+      { ts: 4, length: 4 },
     ]);
-    expect(res.written).toBe(0);
-    expect(res.failed).toHaveLength(2);
-    expect(res.fileErrors[0]?.file).toBe("data_buffer.jsonl");
-    expect(readFileSync(join(dir, "data_buffer.jsonl"), "utf8")).toBe('{"ts":1.0,"length":1}\n');
-    const retry = await a.appendStream("data_buffer", res.failed);
-    expect(retry.written).toBe(2);
+    expect(res.written).toBe(1);
+    expect(readFileSync(join(dir, "data_buffer.jsonl"), "utf8")).toBe('{"ts":2.0,"length":2}\n{"ts":3.0,"');
+    truncateFails = false;
+    expect((await a.appendStream("data_buffer", res.failed)).written).toBe(2);
+    expect(torn).toEqual([["data_buffer.jsonl", 11]]);
     expect(readFileSync(join(dir, "data_buffer.jsonl"), "utf8")).toBe(
-      '{"ts":1.0,"length":1}\n{"ts":2.0,"length":2}\n{"ts":3.0,"length":3}\n',
+      '{"ts":2.0,"length":2}\n{"ts":3.0,"length":3}\n{"ts":4.0,"length":4}\n',
     );
+  });
+
+  it("returns hundreds of thousands of failed records without overflowing the stack", async () => {
+    const fs: WriterFs = {
+      ...nodeWriterFs,
+      openAppend: async () => {
+        throw Object.assign(new Error("ENOSPC: no space left on device, open"), { code: "ENOSPC" });
+      },
+    };
+    const a = new PartitionedAppender(dir, { fs });
+    const n = 400_000; // ~20 s at 20k records/s; `push(...recs)` threw RangeError here
+    const recs = Array.from({ length: n }, (_, i) => ({ ts: 1755000000 + i / 100, node: "n", gpu: 0, util: 1, mem_mb: i, power_w: 1 }));
+    const res = await a.appendStream("gpu_util", recs);
+    expect(res.written).toBe(0);
+    expect(res.failed).toHaveLength(n);
+    expect(res.failed[0]).toBe(recs[0]);
+    expect(res.failed[n - 1]).toBe(recs[n - 1]);
+    expect(res.fileErrors.map((f) => f.file)).toEqual(["gpu_util/20250812_12.jsonl", "gpu_util/20250812_13.jsonl"]);
   });
 
   it("reports unserializable records instead of writing them", async () => {

@@ -16,9 +16,21 @@
  *     `\n`. Readers never consume bytes after the last `\n`, so no reader
  *     offset is invalidated, and new lines never get glued onto garbage. This
  *     is the one place the writer truncates; it is reported via `onTornTail`.
- *   - a failed write is rolled back to the file's size before the attempt
- *     (so the caller can retry the same lines without duplicates) and the
- *     records of that file are returned as `failed`; other files proceed.
+ *   - a failed write (EIO, ENOSPC after some bytes, …) keeps the complete
+ *     lines that reached the file — a reader may already have consumed them —
+ *     and cuts the torn rest back to the last `\n` (the file size is re-read
+ *     with fstat, so this holds whatever write() reported). Those lines count
+ *     as written; the lines after them are returned as failed, for the caller
+ *     to retry: no line is ever written twice and no torn line is left in the
+ *     middle of a file. If even the cut fails, the file stays "unverified" and
+ *     the torn-tail repair below runs before its next append, with the same
+ *     result. Other files of the call proceed.
+ *   - one write is at most `MAX_WRITE_CHARS` of text; a larger group is
+ *     written in several appends (V8 strings are limited to ~512 MB, and this
+ *     bounds the transient copy).
+ *
+ * Output is 7-bit ASCII (docs/formats.md §2.2), so a line's byte length is its
+ * string length.
  */
 import { join } from "node:path";
 import { OPEN_T1, PARTITIONED_STREAMS } from "./records";
@@ -69,11 +81,20 @@ export interface FileError {
 export interface AppendResult<R> {
   /** Lines that reached disk. */
   written: number;
-  /** Records whose file write failed, in input order per file; retry them. */
+  /** Records whose lines did not reach disk, in input order; retry them. */
   failed: R[];
   fileErrors: FileError[];
   /** Records that could not be serialized at all (never retried). */
   unserializable: { record: R; error: Error }[];
+}
+
+/** Outcome of `appendPrepared`. */
+export interface PreparedResult {
+  /** Lines that reached disk. */
+  written: number;
+  /** Indices (ascending) of the lines that did not reach disk; retry them. */
+  failed: number[];
+  fileErrors: FileError[];
 }
 
 export interface AppenderOptions {
@@ -82,6 +103,22 @@ export interface AppenderOptions {
   fsync?: boolean;
   /** Called when a torn tail is truncated on first touch. */
   onTornTail?: (file: string, droppedBytes: number) => void;
+}
+
+/** Largest text handed to one append (see the module header). */
+export const MAX_WRITE_CHARS = 64 << 20;
+
+/**
+ * Serialize one record: its line (without `\n`) and, for partitioned streams,
+ * the index of its UTC hour (0 for flat streams). Throws for a record that
+ * cannot be written (e.g. a timestamp outside years 0000..9999).
+ */
+export function prepareRecord<S extends StreamName>(stream: S, r: StreamRecords[S]): { line: string; hour: number } {
+  const line = (LINE_SERIALIZERS[stream] as (r: StreamRecords[S]) => string)(r);
+  if (!PARTITIONED_STREAMS.has(stream)) return { line, hour: 0 };
+  const hour = Math.floor(partitionTs(stream, r) / 3600);
+  hourKeyOfIndex(hour); // validates the range before anything is written
+  return { line, hour };
 }
 
 const encoder = new TextEncoder();
@@ -106,79 +143,181 @@ export class PartitionedAppender {
   async appendStream<S extends StreamName>(stream: S, records: readonly StreamRecords[S][]): Promise<AppendResult<StreamRecords[S]>> {
     type R = StreamRecords[S];
     const result: AppendResult<R> = { written: 0, failed: [], fileErrors: [], unserializable: [] };
-    if (records.length === 0) return result;
-    const serialize = LINE_SERIALIZERS[stream] as (r: R) => string;
-    const partitioned = PARTITIONED_STREAMS.has(stream);
-    // hour index (or 0 for flat streams) -> group; Map keeps first-seen order, sorted below.
-    const groups = new Map<number, { lines: string[]; recs: R[] }>();
+    const lines: string[] = [];
+    const hours: number[] = [];
+    const kept: R[] = [];
     for (const r of records) {
-      let line: string;
-      let hour = 0;
       try {
-        line = serialize(r);
-        if (partitioned) {
-          hour = Math.floor(partitionTs(stream, r) / 3600);
-          hourKeyOfIndex(hour); // validates the range before anything is written
-        }
+        const p = prepareRecord(stream, r);
+        lines.push(p.line);
+        hours.push(p.hour);
+        kept.push(r);
       } catch (e) {
         result.unserializable.push({ record: r, error: e as Error });
-        continue;
       }
-      let g = groups.get(hour);
-      if (!g) groups.set(hour, (g = { lines: [], recs: [] }));
-      g.lines.push(line);
-      g.recs.push(r);
     }
-    if (groups.size === 0) return result;
+    const res = await this.appendPrepared(stream, lines, hours);
+    result.written = res.written;
+    result.fileErrors = res.fileErrors;
+    for (const i of res.failed) result.failed.push(kept[i] as R);
+    return result;
+  }
+
+  /**
+   * Append already serialized lines of one stream (`hours[i]` from
+   * `prepareRecord`; ignored for flat streams). Lines are grouped per file in
+   * ascending hour order and keep their input order inside a file.
+   */
+  async appendPrepared(stream: StreamName, lines: readonly string[], hours: readonly number[]): Promise<PreparedResult> {
+    const result: PreparedResult = { written: 0, failed: [], fileErrors: [] };
+    if (lines.length === 0) return result;
+    const partitioned = PARTITIONED_STREAMS.has(stream);
+    // hour index (0 for flat streams) -> indices of its lines, in input order;
+    // `undefined` indices: the group is all of `lines` (the common case).
+    const groups = new Map<number, number[] | undefined>();
+    const first = partitioned ? (hours[0] as number) : 0;
+    let split = -1;
+    if (partitioned) for (let i = 1; i < lines.length && split < 0; i++) if (hours[i] !== first) split = i;
+    if (split < 0) groups.set(first, undefined);
+    else {
+      let lastHour = first;
+      let last: number[] = Array.from({ length: split }, (_, i) => i);
+      groups.set(first, last);
+      for (let i = split; i < lines.length; i++) {
+        const hour = hours[i] as number;
+        if (hour !== lastHour) {
+          lastHour = hour;
+          let g = groups.get(hour);
+          if (!g) groups.set(hour, (g = []));
+          last = g;
+        }
+        last.push(i);
+      }
+    }
+    const failedMask = new Uint8Array(lines.length);
+    let anyFailed = false;
+    const failGroup = (idx: readonly number[] | undefined, from: number): void => {
+      if (idx === undefined) failedMask.fill(1, from);
+      else for (let k = from; k < idx.length; k++) failedMask[idx[k] as number] = 1;
+      anyFailed = true;
+    };
+    let dirError: Error | undefined;
     if (partitioned) {
       try {
         await this.fs.mkdir(join(this.dashDir, stream));
       } catch (e) {
-        for (const g of groups.values()) result.failed.push(...g.recs);
-        result.fileErrors.push({ file: `${stream}/`, error: e as Error });
-        return result;
+        dirError = e as Error;
+        result.fileErrors.push({ file: `${stream}/`, error: dirError });
       }
     }
-    for (const [hour, g] of [...groups].sort((a, b) => a[0] - b[0])) {
+    for (const [hour, idx] of [...groups].sort((a, b) => a[0] - b[0])) {
+      if (dirError) {
+        failGroup(idx, 0);
+        continue;
+      }
       const file = partitioned ? `${stream}/${hourKeyOfIndex(hour)}.jsonl` : `${stream}.jsonl`;
-      try {
-        await this.appendText(file, g.lines.join("\n") + "\n");
-        result.written += g.lines.length;
-      } catch (e) {
-        result.failed.push(...g.recs);
-        result.fileErrors.push({ file, error: e as Error });
+      const { landed, error } = await this.appendLines(file, idx === undefined ? lines : idx.map((i) => lines[i] as string));
+      result.written += landed;
+      if (error) {
+        failGroup(idx, landed);
+        result.fileErrors.push({ file, error });
       }
     }
+    if (anyFailed) for (let i = 0; i < failedMask.length; i++) if (failedMask[i]) result.failed.push(i);
     return result;
   }
 
-  /** Append complete lines (`text` must end in `\n`) to `file` (relative to the dashboard dir). */
-  async appendText(file: string, text: string): Promise<void> {
+  /**
+   * Append complete lines (without their `\n`) to `file` (relative to the
+   * dashboard dir). Returns how many leading lines are on disk, whole, and the
+   * error that stopped the rest, if any.
+   */
+  async appendLines(file: string, lines: readonly string[]): Promise<{ landed: number; error?: Error }> {
+    let landed = 0;
+    let start = 0;
+    while (start < lines.length) {
+      let end = start;
+      let chars = 0;
+      do chars += (lines[end++] as string).length + 1;
+      while (end < lines.length && chars + (lines[end] as string).length + 1 <= MAX_WRITE_CHARS);
+      const text = end - start === 1 ? `${lines[start] as string}\n` : `${lines.slice(start, end).join("\n")}\n`;
+      const res = await this.appendText(file, text, end - start);
+      landed += res.landed;
+      if (res.error) return { landed, error: res.error };
+      start = end;
+    }
+    return { landed };
+  }
+
+  /** Append `text` (complete lines, ending in `\n`); see the module header for what a failure leaves. */
+  private async appendText(file: string, text: string, lineCount: number): Promise<{ landed: number; error?: Error }> {
     const path = join(this.dashDir, file);
     const bytes = encoder.encode(text);
-    const fh = await this.fs.openAppend(path);
+    let fh: WriterFileHandle;
+    try {
+      fh = await this.fs.openAppend(path);
+    } catch (e) {
+      return { landed: 0, error: e as Error };
+    }
     let sizeBefore = -1;
+    let off = 0;
     try {
       if (!this.verified.has(path)) await this.repairTornTail(fh, file);
       sizeBefore = (await fh.stat()).size;
-      let off = 0;
       while (off < bytes.length) {
         const { bytesWritten } = await fh.write(bytes, off, bytes.length - off, null);
+        if (!(bytesWritten > 0)) throw Object.assign(new Error(`write to ${path} made no progress`), { code: "EIO" });
         off += bytesWritten;
       }
-      if (this.fsync) await fh.sync();
       this.verified.add(path);
     } catch (e) {
       this.verified.delete(path);
-      if (sizeBefore >= 0) {
-        // Undo a partial write so a retry cannot duplicate or glue lines; if
-        // even that fails, the next attempt re-checks the tail.
-        await fh.truncate(sizeBefore).catch(() => undefined);
-      }
-      throw e;
-    } finally {
+      const landed = sizeBefore < 0 ? 0 : await this.keepCompleteLines(fh, path, bytes, sizeBefore, off);
       await fh.close().catch(() => undefined);
+      return { landed, error: e as Error };
     }
+    try {
+      if (this.fsync) await fh.sync();
+    } catch (e) {
+      // The lines are in the file (readers see them); writing them again would duplicate them.
+      await fh.close().catch(() => undefined);
+      return { landed: lineCount, error: e as Error };
+    }
+    await fh.close().catch(() => undefined);
+    return { landed: lineCount };
+  }
+
+  /**
+   * After a failed write: how many whole lines of `bytes` are in the file, with
+   * anything after the last of them cut off. The file's size says how much
+   * landed (`reported`, what write() returned, if it cannot be read).
+   */
+  private async keepCompleteLines(fh: WriterFileHandle, path: string, bytes: Uint8Array, sizeBefore: number, reported: number): Promise<number> {
+    let n = reported;
+    try {
+      n = (await fh.stat()).size - sizeBefore;
+    } catch {
+      // keep what write() reported
+    }
+    n = Math.max(0, Math.min(n, bytes.length));
+    let lines = 0;
+    let keep = 0;
+    for (let k = 0; k < n; k++) {
+      if (bytes[k] === 10) {
+        lines++;
+        keep = k + 1;
+      }
+    }
+    if (keep < n) {
+      try {
+        await fh.truncate(sizeBefore + keep);
+      } catch {
+        // The torn tail stays; the file is unverified, so the next append repairs it first.
+      }
+    } else if (keep === n && n > 0) {
+      this.verified.add(path); // ends on a line boundary
+    }
+    return lines;
   }
 
   private async repairTornTail(fh: WriterFileHandle, file: string): Promise<void> {

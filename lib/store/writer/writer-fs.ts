@@ -5,6 +5,7 @@
  */
 import { constants } from "node:fs";
 import * as fsp from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
 
 /** Subset of `fs.promises.FileHandle` used by the appender. */
 export interface WriterFileHandle {
@@ -24,6 +25,47 @@ export interface WriterFs {
   rename(from: string, to: string): Promise<void>;
   /** File contents, or `undefined` when it does not exist. */
   readFileIfExists(path: string): Promise<string | undefined>;
+  /** Entry names of a directory, or `undefined` when it does not exist. */
+  listDir(path: string): Promise<string[] | undefined>;
+  /**
+   * Call `onLine` for every complete line of a file, in order, reading it in
+   * chunks (files may be far larger than memory); bytes after the last `\n`
+   * are ignored, like every reader does. Returns false when it does not exist.
+   */
+  forEachLine(path: string, onLine: (line: string) => void): Promise<boolean>;
+}
+
+const LINE_CHUNK = 1 << 20;
+
+async function forEachLine(path: string, onLine: (line: string) => void): Promise<boolean> {
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(path, "r");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw e;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(LINE_CHUNK);
+    const decoder = new StringDecoder("utf8"); // a chunk may end inside a character
+    let carry = "";
+    let pos = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, LINE_CHUNK, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const text = carry + decoder.write(buf.subarray(0, bytesRead));
+      let start = 0;
+      for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
+        onLine(text.slice(start, nl));
+        start = nl + 1;
+      }
+      carry = text.slice(start);
+    }
+    return true;
+  } finally {
+    await fh.close();
+  }
 }
 
 export const nodeWriterFs: WriterFs = {
@@ -41,4 +83,13 @@ export const nodeWriterFs: WriterFs = {
       throw e;
     }
   },
+  listDir: async (path) => {
+    try {
+      return await fsp.readdir(path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw e;
+    }
+  },
+  forEachLine,
 };
