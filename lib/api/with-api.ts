@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The one wrapper every route handler goes through (STYLE.md 2). It does exactly five
+ * The one wrapper every route handler goes through (docs/architecture.md, "Request path"). It does exactly five
  * things: authenticate, parse path params and query with the route's zod contracts
  * (FastAPI's 422 / 400 split, lib/api/validation.ts), admit expensive routes through the
  * heavy-query gate (lib/api/admission.ts), resolve `?run=` to a RunContext, and map thrown

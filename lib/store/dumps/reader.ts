@@ -400,7 +400,7 @@ export class DumpReader {
   /**
    * `dump/*` step aggregates over the visible train rollouts, ascending (4.2). A step
    * whose files do not load (corrupt `.pt`, join inconsistency) is left out and listed
-   * by `skippedDumps()`; one still being written still answers 503 (api.md 1.9), and one
+   * by `skippedDumps()`; one still being written still answers 503 (docs/api.md 1.9), and one
    * that vanished since the listing is left out silently.
    */
   async stepAggregates(): Promise<StepAggregateRow[]> {
