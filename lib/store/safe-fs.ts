@@ -23,18 +23,18 @@ const { O_RDONLY, O_NOFOLLOW } = fs.constants;
 /** Read-only open that refuses a symlink as the last component (0 where unsupported). */
 export const READ_NOFOLLOW = O_RDONLY | (O_NOFOLLOW ?? 0);
 
-const BRAND = "rlboard.outside";
+const REFUSALS = new WeakSet<object>();
 
 /** The refusal for `rel` (relative to the run directory, `/`-separated). */
 export function outsideError(rel: string): ApiError {
   const err = new ApiError("forbidden", `${rel} points outside the run directory`);
-  (err as unknown as Record<string, boolean>)[BRAND] = true;
+  REFUSALS.add(err);
   return err;
 }
 
 /** True for the refusal thrown by a `RunFs` (a file resolving outside the run directory). */
 export function isOutside(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as Record<string, unknown>)[BRAND] === true;
+  return typeof err === "object" && err !== null && REFUSALS.has(err);
 }
 
 function isMissing(err: unknown): boolean {

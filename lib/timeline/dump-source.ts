@@ -25,4 +25,6 @@ export interface DumpSource {
   stepAggregates(): Promise<readonly StepAggregateRow[]>;
   summary(rid: number, evaluation: boolean): Promise<DumpTable>;
   groups(rid: number, evaluation: boolean): Promise<DumpTable>;
+  /** Dump files found unreadable so far (left out of `stepAggregates`), by file. */
+  skippedDumps?(): readonly { file: string; reason: string }[];
 }

@@ -66,5 +66,7 @@ export async function getMeta(run: TelemetryRun) {
       use_utilization_overview: settings.useUtilizationOverview,
     },
     corrupt_lines: store.corruptLines(),
+    // Additive (rlboard): steps the dump/* aggregates left out, and why (docs/api.md).
+    skipped_dumps: dumps.skippedDumps ? [...dumps.skippedDumps()] : [],
   };
 }
