@@ -17,6 +17,9 @@ export default defineConfig({
           include: ["lib/**/*.test.ts", "app/**/*.test.ts", "collector/**/*.test.ts", "cli/**/*.test.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // next-auth imports "next/server" without an extension, which Node's own ESM
+          // resolver refuses; bundled by Vite, the route handlers load in tests.
+          server: { deps: { inline: ["next-auth"] } },
         },
       },
       {

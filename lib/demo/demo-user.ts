@@ -1,16 +1,15 @@
 /**
  * The `demo` login of `npm run demo`: an admin (so the admin page is part of the tour)
  * whose password is replaced by a fresh random one on every start — a password printed
- * on a terminal yesterday stops working today. Lockouts from earlier sessions on this
- * machine are cleared so a stale lock never blocks the demo.
+ * on a terminal yesterday stops working today. Lockouts of the demo login from earlier
+ * sessions are cleared (whatever the address) so a stale lock never blocks the demo.
  */
 import type { Db } from "@/lib/server/db";
-import { clearFailures, lockKey } from "@/lib/server/auth/lockout";
+import { clearUserFailures } from "@/lib/server/auth/lockout";
 import { randomPassword } from "@/lib/server/auth/passwords";
 import { addUser, findUser, setPassword, setRole } from "@/lib/server/auth/users";
 
 export const DEMO_USER = "demo";
-const LOCAL_IPS = ["127.0.0.1", "::1", "::ffff:127.0.0.1"];
 
 export interface DemoLogin {
   name: string;
@@ -26,6 +25,6 @@ export async function resetDemoUser(db: Db, password = randomPassword()): Promis
     await setPassword(db, DEMO_USER, password);
     if (existing.role !== "admin") setRole(db, DEMO_USER, "admin");
   }
-  for (const ip of LOCAL_IPS) clearFailures(db, lockKey(DEMO_USER, ip));
+  clearUserFailures(db, DEMO_USER);
   return { name: DEMO_USER, password, created: !existing };
 }

@@ -1,16 +1,24 @@
 /**
- * Login lockout: after MAX_FAILURES failed attempts for one user name from one client IP
- * within the window, that pair is locked for LOCK_SECONDS. Keyed per user+IP so an
- * attacker elsewhere cannot lock a colleague out of their own machine. State lives in
- * SQLite so it survives restarts and is shared by all workers.
+ * Login lockout: after MAX_FAILURES failed attempts within the window, the key is locked
+ * for LOCK_SECONDS. The key is user name + client IP when the client IP is known (a
+ * trusted proxy reports it, client-ip.ts), so an attacker elsewhere cannot lock a
+ * colleague out; without a trusted proxy it is the user name alone. That trade-off is
+ * deliberate: anyone can then lock a user for LOCK_SECONDS, but nobody gets more than
+ * MAX_FAILURES guesses per LOCK_SECONDS at a password (docs/deploy.md).
+ *
+ * An attempt takes its slot BEFORE the password is checked (beginAttempt): the check is
+ * asynchronous, so checking "locked?" first and counting the failure afterwards would let
+ * a burst of parallel requests all pass the check. State lives in SQLite so it survives
+ * restarts and is shared by all workers; better-sqlite3 is synchronous, so the
+ * read-and-count of one attempt cannot interleave with another's.
  */
 import type { Db } from "@/lib/server/db";
 
 export const MAX_FAILURES = 5;
 export const LOCK_SECONDS = 300;
 
-export function lockKey(user: string, ip: string): string {
-  return `${user.toLowerCase()}|${ip}`;
+export function lockKey(user: string, ip: string | null): string {
+  return ip ? `${user.toLowerCase()}|${ip}` : user.toLowerCase();
 }
 
 /** Seconds left on a lock, or 0 when attempts are allowed. */
@@ -38,6 +46,25 @@ export function recordFailure(db: Db, key: string, nowS = Date.now() / 1000): { 
   return { failures, lockedFor: lockedUntil ? LOCK_SECONDS : 0 };
 }
 
+export type Attempt =
+  /** Refused without looking at the password: the key is locked. */
+  | { allowed: false; lockedFor: number }
+  /** Counted as a failure until `clearFailures` says it succeeded; `last`: it used the final slot. */
+  | { allowed: true; last: boolean };
+
+/** Take one attempt's slot (synchronously, before the password check). */
+export function beginAttempt(db: Db, key: string, nowS = Date.now() / 1000): Attempt {
+  const left = lockedFor(db, key, nowS);
+  if (left > 0) return { allowed: false, lockedFor: left };
+  return { allowed: true, last: recordFailure(db, key, nowS).lockedFor > 0 };
+}
+
 export function clearFailures(db: Db, key: string): void {
   db.prepare("DELETE FROM login_failures WHERE key = ?").run(key);
+}
+
+/** Forget every lockout of one user, whatever the address (the demo login at start). */
+export function clearUserFailures(db: Db, user: string): void {
+  const name = user.toLowerCase();
+  db.prepare("DELETE FROM login_failures WHERE key = ? OR substr(key, 1, ?) = ?").run(name, name.length + 1, `${name}|`);
 }

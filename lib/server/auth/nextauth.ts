@@ -1,11 +1,24 @@
 import "server-only";
 /**
  * Auth.js (next-auth v5) wiring: credentials against the users table (JWT sessions, as
- * credentials require), lockout per user+IP, and optional OIDC / GitHub from env. The
- * config is built lazily per request so the secret and providers come from the running
- * server's data dir and env, not from build time.
+ * credentials require), the login lockout (lockout.ts), and optional OIDC / GitHub from
+ * env. The config is built lazily per request so the secret and providers come from the
+ * running server's data dir and env, not from build time, and so Secure cookies can
+ * follow the request.
+ *
+ * Every URL Auth.js builds comes from public-url.ts. Auth.js takes its base URL from the
+ * request URL in the route handlers, but from X-Forwarded-Host/-Proto in the sign-in
+ * server actions (createActionURL), and from AUTH_URL in both when that is set. Next
+ * hands route handlers `<x-forwarded-proto>://localhost:<port>` (the bind address, not
+ * the Host), so behind a proxy without AUTH_URL the OIDC authorize step (a server action:
+ * the public host) and the token exchange (the callback route: https://localhost:PORT)
+ * sent different redirect_uris and the issuer refused the code. Now the route handlers
+ * get their request URL rewritten to `publicOrigin()`, and the server actions run only
+ * when the URL Auth.js derives from the headers is that same origin (trustHost).
  */
 import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
+import { headers as requestHeaders } from "next/headers";
+import { NextRequest } from "next/server";
 import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import { z } from "zod";
@@ -14,8 +27,9 @@ import { getDb } from "@/lib/server/db";
 import { loadOrCreateSecret } from "@/lib/server/auth/secret";
 import { checkPassword, findUser, upsertExternalUser, type Role } from "@/lib/server/auth/users";
 import { userForClaims } from "@/lib/server/auth/session-token";
-import { clearFailures, lockKey, lockedFor, recordFailure } from "@/lib/server/auth/lockout";
+import { beginAttempt, clearFailures, lockKey } from "@/lib/server/auth/lockout";
 import { clientIp } from "@/lib/server/auth/client-ip";
+import { isSecureRequest, publicOrigin, validHost } from "@/lib/server/auth/public-url";
 import { PASSWORD_MAX } from "@/lib/server/auth/passwords";
 
 class LockedOut extends CredentialsSignin {
@@ -35,8 +49,41 @@ declare module "next-auth" {
   }
 }
 
-function buildConfig(): NextAuthConfig {
+/**
+ * The origin Auth.js' server-action helpers (signIn/signOut) will use: AUTH_URL, else
+ * X-Forwarded-Host (Next fills it from Host when the client sent none) and
+ * X-Forwarded-Proto (likewise filled, from the socket).
+ */
+function authJsActionOrigin(headers: Headers): string | null {
   const env = serverEnv();
+  if (env.publicUrl) return new URL(env.publicUrl).origin;
+  const host = validHost(headers.get("x-forwarded-host") ?? headers.get("host"));
+  const proto = headers.get("x-forwarded-proto") ?? "https";
+  return host && (proto === "http" || proto === "https") ? `${proto}://${host}` : null;
+}
+
+/** The request headers of a server action / server component; null outside a request. */
+async function currentHeaders(): Promise<Headers | null> {
+  try {
+    return new Headers(await requestHeaders());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `request`: the route handler's request (its URL already rewritten to the public
+ * origin); null for the server-action helpers, which read the headers themselves.
+ */
+async function buildConfig(request: Request | null): Promise<NextAuthConfig> {
+  const env = serverEnv();
+  const headers = request?.headers ?? (await currentHeaders());
+  // Auth.js' trustHost means "believe the request URL". Route handlers always get a URL
+  // public-url.ts chose; a server action only when Auth.js' own reading of the headers
+  // agrees with it — a client-sent X-Forwarded-Host, or a TLS proxy in front without
+  // --trust-proxy / --public-url, is refused (UntrustedHost) instead of being used.
+  const trustHost = request !== null || (headers !== null && authJsActionOrigin(headers) === publicOrigin(headers));
+  const useSecureCookies = headers ? isSecureRequest(headers) : env.secureCookies || (env.publicUrl?.startsWith("https://") ?? false);
   const providers: NextAuthConfig["providers"] = [
     Credentials({
       id: "credentials",
@@ -48,10 +95,13 @@ function buildConfig(): NextAuthConfig {
         const { name, password } = parsed.data;
         const db = getDb();
         const key = lockKey(name, clientIp(request.headers));
-        if (lockedFor(db, key) > 0) throw new LockedOut();
+        // The slot is taken before the (asynchronous) password check, so a locked key
+        // refuses even the right password and parallel guesses cannot outrun the count.
+        const attempt = beginAttempt(db, key);
+        if (!attempt.allowed) throw new LockedOut();
         const user = await checkPassword(db, name, password);
         if (!user) {
-          if (recordFailure(db, key).lockedFor > 0) throw new LockedOut();
+          if (attempt.last) throw new LockedOut();
           return null;
         }
         clearFailures(db, key);
@@ -73,10 +123,12 @@ function buildConfig(): NextAuthConfig {
 
   return {
     secret: loadOrCreateSecret(env.dataDir, env.authSecret),
-    trustHost: true,
+    trustHost,
+    // Stated, so a public URL with a path cannot move Auth.js' routes away from app/api/auth.
+    basePath: "/api/auth",
     session: { strategy: "jwt", maxAge: 7 * 24 * 3600 },
     pages: { signIn: "/login", error: "/login" },
-    useSecureCookies: env.secureCookies,
+    useSecureCookies,
     providers,
     callbacks: {
       jwt({ token, user, account }) {
@@ -111,7 +163,21 @@ function buildConfig(): NextAuthConfig {
   };
 }
 
-export const { handlers, auth, signIn, signOut } = NextAuth(() => buildConfig());
+const nextAuth = NextAuth((request) => buildConfig(request ?? null));
+export const { auth, signIn, signOut } = nextAuth;
+
+/** The route handler's request, at the public origin (same path and query, headers and body). */
+function atPublicOrigin(req: NextRequest): NextRequest {
+  const url = new URL(req.url);
+  const target = `${publicOrigin(req.headers)}${url.pathname}${url.search}`;
+  return target === url.href ? req : new NextRequest(target, req);
+}
+
+/** app/api/auth/[...nextauth]/route.ts */
+export const handlers = {
+  GET: (req: NextRequest) => nextAuth.handlers.GET(atPublicOrigin(req)),
+  POST: (req: NextRequest) => nextAuth.handlers.POST(atPublicOrigin(req)),
+};
 
 export function configuredProviders(): { id: string; name: string }[] {
   const env = serverEnv();
