@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--json FILE]`
+ * `npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-load] [--only-load] [--json FILE]`
  *
  * Read-side and collector performance against targets derived from the Python
  * dashboard's figures (docs/bench.md). Prints one table: median of N runs, the target
@@ -19,6 +19,7 @@ import { benchBrowser } from "./browser";
 import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
 import { measureCollector } from "@/collector/bench-rss";
 import { benchIngest } from "./ingest";
+import { benchLoad, percentile } from "./load";
 import { QUERIES, type ProbeTask, type QueryName } from "./probe";
 
 const APP_ROOT = path.resolve(import.meta.dirname, "..");
@@ -115,11 +116,13 @@ async function main(): Promise<void> {
     "skip-ingest": { type: "boolean", default: false },
     "skip-browser": { type: "boolean", default: false },
     "only-browser": { type: "boolean", default: false },
+    "skip-load": { type: "boolean", default: false },
+    "only-load": { type: "boolean", default: false },
     json: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
-    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-browser] [--only-browser] [--json FILE]\n");
+    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-browser] [--only-browser] [--skip-load] [--only-load] [--json FILE]\n");
     return;
   }
   const repeat = Math.max(1, Math.min(20, Number(values.repeat) || 5));
@@ -134,8 +137,13 @@ async function main(): Promise<void> {
   const t0 = t1 - WINDOW_S;
   const lanes = (await store.laneIndex()).length;
   log(`run: ${lanes} lanes, ${((range[1] - range[0]) / 3600).toFixed(1)} h; window [t1 − 4 h, t1]; N = ${repeat}`);
-  if (!values["only-browser"]) await benchReadSide(data, t0, t1, repeat, !values["skip-ingest"]);
-  if (!values["skip-browser"]) await browserRows(data, repeat);
+  if (values["only-load"]) {
+    await loadRows(data, dataDir, t0, t1);
+  } else {
+    if (!values["only-browser"]) await benchReadSide(data, t0, t1, repeat, !values["skip-ingest"]);
+    if (!values["only-browser"] && !values["skip-load"]) await loadRows(data, dataDir, t0, t1);
+    if (!values["skip-browser"]) await browserRows(data, repeat);
+  }
 
   print();
   const benchS = (performance.now() - benchStart) / 1000;
@@ -249,6 +257,23 @@ async function benchReadSide(data: BenchData, t0: number, t1: number, repeat: nu
     log("ingest done");
   }
 
+}
+
+/** Light queries while 50 clients hammer the heavy ones (bench/load.ts, docs/api.md "Limits"). */
+async function loadRows(data: BenchData, dataDir: string, t0: number, t1: number): Promise<void> {
+  const clients = 50;
+  const r = await benchLoad({ run: data.fleetDir, dataDir: path.join(dataDir, "bench-load"), t0, t1, clients, users: 10, seconds: 15 }, log);
+  add("load", "p99 /api/health, idle server", percentile(r.baseline.health, 99), "ms", null, "le", 1);
+  add("load", `p99 light query under heavy load (${clients} clients): /api/health`, percentile(r.loaded.health, 99), "ms", 100, "le", 1);
+  add("load", `p99 light query under heavy load (${clients} clients): /api/meta`, percentile(r.loaded.meta, 99), "ms", 100, "le", 1);
+  rows.push({
+    section: "load",
+    name: `  (${r.loaded.health.length + r.loaded.meta.length} light probes, max ${fmt(Math.max(...r.loaded.health, ...r.loaded.meta), 0)} ms; heavy: ${r.heavy.ok} answered, ${r.heavy.busy} busy 503, ${r.heavy.other} other, ${fmt(r.heavy.mb, 0)} MB)`,
+    value: "",
+    target: "",
+    ok: null,
+  });
+  log("load done");
 }
 
 /** Navigation → drawn in Chromium, and the slowest frame of a drag-pan (bench/browser.ts). */
