@@ -90,11 +90,13 @@ beforeAll(async () => {
     flushIntervalS: 0.5,
     log: captureLog(),
   });
+  // Recent timestamps (the collector may refuse far-off clocks); .25/.75 keep the duration exact.
+  const t = Math.floor(Date.now() / 1000) - 600;
   const phase = (t0: number, t1: number, node: string, rank: number) => ({ name: "actor_train", t0, t1, node, gpus: [0], rank, role: "train" });
   // Two lanes: the interval that ended last wins (39.5 s), whatever the arrival order; OPEN markers are ignored.
-  expect((await postJson(`${collector.url}/v1/phases`, { records: [phase(1755000081.2, 1755000120.7, "10.0.0.1", 0), phase(1755000200.0, -1.0, "10.0.0.1", 0)] })).status).toBe(200);
-  expect((await postJson(`${collector.url}/v1/phases`, { records: [phase(1755000090.0, 1755000100.0, "10.0.0.2", 1)] })).status).toBe(200);
-  const metrics = '{"records":[{"ts":1755000125.0,"step_key":"rollout/step","step":3,"metrics":{"rollout/rewards_mean":0.5,"perf/step_time":95.0,"rollout/step":3}}]}';
+  expect((await postJson(`${collector.url}/v1/phases`, { records: [phase(t + 81.25, t + 120.75, "10.0.0.1", 0), phase(t + 200, -1.0, "10.0.0.1", 0)] })).status).toBe(200);
+  expect((await postJson(`${collector.url}/v1/phases`, { records: [phase(t + 90, t + 100, "10.0.0.2", 1)] })).status).toBe(200);
+  const metrics = `{"records":[{"ts":${t + 125}.0,"step_key":"rollout/step","step":3,"metrics":{"rollout/rewards_mean":0.5,"perf/step_time":95.0,"rollout/step":3}}]}`;
   expect((await postJson(`${collector.url}/v1/metrics`, metrics)).status).toBe(200);
 
   const port = await freePort();
@@ -169,7 +171,7 @@ describe("collector behind a real Prometheus", () => {
         { labels: { engine: b }, value: 13 },
       ],
       [`sum by (engine, run_name) (rlboard_engine_metric{metric="sglang_num_queue_reqs",run_name="${RUN}"})`]: [{ labels: { engine: a }, value: 2 }],
-      [`rlboard_phase_last_duration_seconds{run_name="${RUN}"}`]: [{ labels: { phase: "actor_train" }, value: [39.49999, 39.50001] }],
+      [`rlboard_phase_last_duration_seconds{run_name="${RUN}"}`]: [{ labels: { phase: "actor_train" }, value: 39.5 }],
       [`miles_metric_rollout_rewards_mean{run_name="${RUN}"}`]: [named("miles_metric_rollout_rewards_mean", 0.5)],
       [`rlboard_collector_write_healthy * on (instance) group_left (run_name) rlboard_run_info{run_name="${RUN}"}`]: [
         { labels: { instance: `127.0.0.1:${collector.port}` }, value: 1 },
@@ -190,7 +192,7 @@ describe("collector behind a real Prometheus", () => {
         named(`miles_metric_dashboard_engine_${milesAddr(a)}_running_reqs`, 239),
         named(`miles_metric_dashboard_engine_${milesAddr(b)}_running_reqs`, 13),
       ],
-      [`{__name__=~"miles_metric_dashboard_phase_.+_seconds",run_name="${RUN}"}`]: [named("miles_metric_dashboard_phase_actor_train_seconds", [39.49999, 39.50001])],
+      [`{__name__=~"miles_metric_dashboard_phase_.+_seconds",run_name="${RUN}"}`]: [named("miles_metric_dashboard_phase_actor_train_seconds", 39.5)],
     };
 
     const targets = dashboard.panels.flatMap((p) => p.targets ?? []);
