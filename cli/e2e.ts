@@ -64,6 +64,7 @@ async function main(): Promise<void> {
         E2E_PASSWORD: password,
         E2E_TOKEN: token,
         E2E_RUNS_ROOT: runsRoot,
+        E2E_DATA_DIR: dataDir,
         E2E_SCREENSHOTS: screens,
       },
     });

@@ -6,6 +6,8 @@ export const E2E = {
   token: process.env.E2E_TOKEN ?? "",
   member: process.env.E2E_MEMBER ?? "e2e-member",
   runsRoot: process.env.E2E_RUNS_ROOT ?? "",
+  /** The server's data dir, for operator actions (`npm run users -- … --data-dir`). */
+  dataDir: process.env.E2E_DATA_DIR ?? "",
   screenshots: process.env.E2E_SCREENSHOTS ?? "test-results/screens",
 };
 
