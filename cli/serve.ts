@@ -1,7 +1,7 @@
 /**
  * `npm run serve -- --dump-details DIR | --runs-root DIR [--runs-root DIR…]
  *   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow] [--tensor-lru 2]
- *   [--low-mfu-threshold 0.15] [--use-utilization-overview]`
+ *   [--low-mfu-threshold 0.15] [--use-utilization-overview] [--trust-proxy] [--public-url URL]`
  * Validates everything before starting, so a typo is one clear line and a non-zero exit.
  */
 import fs from "node:fs";
@@ -9,11 +9,12 @@ import path from "node:path";
 import { openDatabase } from "@/lib/server/db";
 import { ensureFirstAdmin } from "@/lib/server/auth/users";
 import { CliError, fail, parseCli, resolveDataDir } from "./common";
-import { buildIfNeeded, checkPortFree, serverEnvVars, startNextServer } from "./server-process";
+import { buildIfNeeded, checkPortFree, parsePublicUrl, serverEnvVars, startNextServer } from "./server-process";
 
 const HELP = `usage: npm run serve -- (--dump-details DIR | --runs-root DIR [--runs-root DIR ...])
   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow]
-  [--tensor-lru 2] [--low-mfu-threshold 0.15] [--use-utilization-overview]`;
+  [--tensor-lru 2] [--low-mfu-threshold 0.15] [--use-utilization-overview]
+  [--trust-proxy] [--public-url https://dash.lab.example]   (behind a reverse proxy: docs/deploy.md)`;
 
 function requireDir(flag: string, dir: string): string {
   const abs = path.resolve(dir);
@@ -46,6 +47,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     "tensor-lru": { type: "string" },
     "low-mfu-threshold": { type: "string" },
     "use-utilization-overview": { type: "boolean", default: false },
+    "trust-proxy": { type: "boolean", default: false },
+    "public-url": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
@@ -63,6 +66,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const mfu = values["low-mfu-threshold"];
     if (mfu !== undefined && !(Number(mfu) >= 0 && Number(mfu) <= 1)) throw new CliError(`--low-mfu-threshold must be in [0, 1], got '${mfu}'`);
     const host = values.host;
+    // AUTH_URL from the environment is the same setting; it reaches the server either way.
+    const rawPublicUrl = values["public-url"] ?? process.env.AUTH_URL;
+    const publicUrl = rawPublicUrl ? parsePublicUrl(rawPublicUrl, values["public-url"] ? "--public-url" : "AUTH_URL") : undefined;
+    const trustProxy = values["trust-proxy"] || /^(1|true|yes|on)$/i.test(process.env.RLBOARD_TRUST_PROXY ?? "");
     const dataDir = resolveDataDir(values["data-dir"]);
     try {
       fs.mkdirSync(dataDir, { recursive: true });
@@ -94,10 +101,18 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         tensorLru,
         lowMfuThreshold: mfu === undefined ? undefined : Number(mfu),
         useUtilizationOverview: values["use-utilization-overview"],
+        trustProxy,
+        publicUrl,
       }),
     });
     const what = dumpDetails ? `run ${dumpDetails}` : `runs under ${runsRoots.join(", ")}`;
     process.stdout.write(`rlboard: serving ${what} at ${server.url} (data dir ${dataDir})\n`);
+    if (publicUrl || trustProxy) {
+      process.stdout.write(
+        `rlboard: ${publicUrl ? `public URL ${publicUrl}` : "public URL from the proxy's X-Forwarded-Host/-Proto"}` +
+          `${trustProxy ? "; trusting X-Forwarded-* from the proxy in front" : ""}\n`,
+      );
+    }
     if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
       process.stdout.write(`rlboard: listening on ${host}: reachable from other machines — put TLS in front (see README)\n`);
     }

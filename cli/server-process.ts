@@ -46,6 +46,26 @@ export function checkPortFree(port: number, host: string): Promise<void> {
   });
 }
 
+/**
+ * `--public-url URL` (or AUTH_URL): the address users open, e.g. https://dash.lab.org —
+ * http(s), a host, no user info, query or fragment, and no path (rlboard is served at the
+ * root of its host). Returns the origin, which becomes AUTH_URL of the server process.
+ */
+export function parsePublicUrl(raw: string, flag = "--public-url"): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError(`${flag} '${raw}': not a URL (expected e.g. https://dash.lab.example)`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new CliError(`${flag} '${raw}': must start with https:// or http://`);
+  if (!url.hostname) throw new CliError(`${flag} '${raw}': no host`);
+  if (url.username || url.password) throw new CliError(`${flag} '${raw}': must not hold a user name or password`);
+  if (url.search || url.hash || /[?#]/.test(raw)) throw new CliError(`${flag} '${raw}': must not have a query or fragment`);
+  if (url.pathname !== "/") throw new CliError(`${flag} '${raw}': must not have a path (rlboard is served at the root of its host)`);
+  return url.origin;
+}
+
 export interface ServerEnvOptions {
   dataDir: string;
   dumpDetails?: string;
@@ -54,6 +74,10 @@ export interface ServerEnvOptions {
   tensorLru?: number;
   lowMfuThreshold?: number;
   useUtilizationOverview?: boolean;
+  /** A reverse proxy in front sets X-Forwarded-For/-Proto/-Host (docs/deploy.md). */
+  trustProxy?: boolean;
+  /** The origin from parsePublicUrl. */
+  publicUrl?: string;
 }
 
 export function serverEnvVars(o: ServerEnvOptions): Record<string, string> {
@@ -64,6 +88,9 @@ export function serverEnvVars(o: ServerEnvOptions): Record<string, string> {
   if (o.tensorLru !== undefined) env.RLBOARD_TENSOR_LRU = String(o.tensorLru);
   if (o.lowMfuThreshold !== undefined) env.RLBOARD_LOW_MFU_THRESHOLD = String(o.lowMfuThreshold);
   if (o.useUtilizationOverview) env.RLBOARD_USE_UTILIZATION_OVERVIEW = "1";
+  if (o.trustProxy) env.RLBOARD_TRUST_PROXY = "1";
+  // Auth.js reads AUTH_URL itself too (lib/server/auth/nextauth.ts): one setting for both.
+  if (o.publicUrl) env.AUTH_URL = o.publicUrl;
   return env;
 }
 

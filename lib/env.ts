@@ -34,8 +34,15 @@ const ServerEnv = z.object({
    * anyone could forge them.
    */
   RLBOARD_TRUST_PROXY: flag,
-  /** The URL users open (https://dash.lab.org): every Auth.js URL and origin check uses it. */
-  AUTH_URL: z.string().url().optional(),
+  /**
+   * The URL users open (https://dash.lab.org): every Auth.js URL and origin check uses it
+   * (`serve --public-url` sets it; lib/server/auth/public-url.ts).
+   */
+  AUTH_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), "AUTH_URL must be an http:// or https:// URL")
+    .optional(),
   AUTH_SECRET: z.string().min(16).optional(),
   AUTH_OIDC_ISSUER: z.string().url().optional(),
   AUTH_OIDC_ID: z.string().min(1).optional(),
@@ -59,7 +66,7 @@ export interface ServerEnvironment {
   heavy: { maxRunning: number; maxPerUser: number; maxQueue: number };
   secureCookies: boolean;
   trustProxy: boolean;
-  /** Origin + optional base path of the public URL, without a trailing slash; null: from the request. */
+  /** Origin of the public URL (rlboard is served at the root of its host); null: from the request. */
   publicUrl: string | null;
   authSecret: string | null;
   oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
@@ -91,7 +98,7 @@ export function parseServerEnv(env: Record<string, string | undefined>): ServerE
     heavy: { maxRunning: e.RLBOARD_MAX_HEAVY, maxPerUser: e.RLBOARD_MAX_HEAVY_PER_USER, maxQueue: e.RLBOARD_HEAVY_QUEUE },
     secureCookies: e.RLBOARD_SECURE_COOKIES,
     trustProxy: e.RLBOARD_TRUST_PROXY,
-    publicUrl: e.AUTH_URL ? e.AUTH_URL.replace(/\/+$/, "") : null,
+    publicUrl: e.AUTH_URL ? new URL(e.AUTH_URL).origin : null,
     authSecret: e.AUTH_SECRET ?? null,
     oidc:
       e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET

@@ -10,7 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/auth/[...nextauth]/route";
-import { setServerEnvForTests, type ServerEnvironment } from "@/lib/env";
+import { parseServerEnv, setServerEnvForTests, type ServerEnvironment } from "@/lib/env";
+import { parsePublicUrl, serverEnvVars } from "@/cli/server-process";
 import { getDb } from "@/lib/server/db";
 import { findUser } from "@/lib/server/auth/users";
 import { forgetSessionCache, sessionUserFromCookies } from "@/lib/server/auth/session-token";
@@ -116,6 +117,29 @@ describe("OIDC behind a TLS proxy", () => {
     expect(names).toContain("authjs.session-token");
     expect(names.some((n) => n.startsWith("__Secure-"))).toBe(false);
     expect((await sessionUserFromCookies(browser.cookieHeader()))?.name).toBe("Ada_Lovelace");
+  });
+
+  it("as `serve --public-url` starts it: AUTH_URL in the server's environment, which Auth.js also reads itself", async () => {
+    const vars = serverEnvVars({
+      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-oidc-")),
+      publicUrl: parsePublicUrl(`${PUBLIC}/`),
+    });
+    const parsed = parseServerEnv(vars);
+    serve({ dataDir: parsed.dataDir, publicUrl: parsed.publicUrl, trustProxy: parsed.trustProxy });
+    const saved = process.env.AUTH_URL;
+    process.env.AUTH_URL = vars.AUTH_URL;
+    try {
+      const browser = new ProxiedBrowser({ bind: BIND, host: BIND, forwarded: PROXY });
+      const { callback } = await signInWithOidc(browser);
+      const redirectUri = `${PUBLIC}/api/auth/callback/oidc`;
+      expect(issuer.authorizeRequests[0]!.get("redirect_uri")).toBe(redirectUri);
+      expect(issuer.tokenRequests[0]!.body.get("redirect_uri")).toBe(redirectUri);
+      expect(callback.headers.get("location")).toBe(`${PUBLIC}/runs`);
+      expect((await sessionUserFromCookies(browser.cookieHeader()))?.name).toBe("Ada_Lovelace");
+    } finally {
+      if (saved === undefined) delete process.env.AUTH_URL;
+      else process.env.AUTH_URL = saved;
+    }
   });
 
   it("never redirects home to another origin after sign-in", async () => {

@@ -1,0 +1,54 @@
+/**
+ * `serve --public-url / --trust-proxy` → the server process's environment → the parsed
+ * server settings (lib/env.ts) the auth code reads.
+ */
+import { describe, expect, it } from "vitest";
+import { parseServerEnv } from "@/lib/env";
+import { CliError } from "./common";
+import { parsePublicUrl, serverEnvVars } from "./server-process";
+
+describe("--public-url", () => {
+  it("accepts an http(s) origin, with or without the trailing slash", () => {
+    expect(parsePublicUrl("https://dash.lab.example")).toBe("https://dash.lab.example");
+    expect(parsePublicUrl("https://Dash.Lab.Example/")).toBe("https://dash.lab.example");
+    expect(parsePublicUrl("http://10.0.0.5:8080")).toBe("http://10.0.0.5:8080");
+    expect(parsePublicUrl("https://dash.lab.example:443/")).toBe("https://dash.lab.example");
+  });
+
+  it.each([
+    ["dash.lab.example", "not a URL"],
+    ["ftp://dash.lab.example", "https:// or http://"],
+    ["https://dash.lab.example/?a=1", "query or fragment"],
+    ["https://dash.lab.example/#top", "query or fragment"],
+    ["https://dash.lab.example/?", "query or fragment"],
+    ["https://admin:pw@dash.lab.example", "user name or password"],
+    ["https://dash.lab.example/rlboard", "must not have a path"],
+  ])("refuses %s with a clear message", (raw, why) => {
+    expect(() => parsePublicUrl(raw)).toThrow(CliError);
+    expect(() => parsePublicUrl(raw)).toThrow(why);
+  });
+
+  it("names the setting it came from", () => {
+    expect(() => parsePublicUrl("nope", "AUTH_URL")).toThrow("AUTH_URL 'nope'");
+  });
+});
+
+describe("serverEnvVars", () => {
+  it("passes --trust-proxy and --public-url to the server as RLBOARD_TRUST_PROXY and AUTH_URL", () => {
+    const vars = serverEnvVars({ dataDir: "/tmp/x", trustProxy: true, publicUrl: parsePublicUrl("https://dash.lab.example/") });
+    expect(vars.RLBOARD_TRUST_PROXY).toBe("1");
+    expect(vars.AUTH_URL).toBe("https://dash.lab.example");
+    const env = parseServerEnv(vars);
+    expect(env.trustProxy).toBe(true);
+    expect(env.publicUrl).toBe("https://dash.lab.example");
+  });
+
+  it("leaves both off by default", () => {
+    const vars = serverEnvVars({ dataDir: "/tmp/x" });
+    expect(vars).not.toHaveProperty("RLBOARD_TRUST_PROXY");
+    expect(vars).not.toHaveProperty("AUTH_URL");
+    const env = parseServerEnv(vars);
+    expect(env.trustProxy).toBe(false);
+    expect(env.publicUrl).toBeNull();
+  });
+});
