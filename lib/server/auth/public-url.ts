@@ -5,7 +5,8 @@
  *   1. `--public-url` / AUTH_URL when set;
  *   2. else, with `--trust-proxy`, the proxy's X-Forwarded-Proto / X-Forwarded-Host (the
  *      Host header when the proxy sends no X-Forwarded-Host);
- *   3. else the request's own Host header, plain http.
+ *   3. else the request's own Host header, over http — or https when the operator said
+ *      users come over TLS (RLBOARD_SECURE_COOKIES=1, the older way to run behind a proxy).
  * Forwarded headers are ignored unless the operator said a proxy sets them: a client can
  * send any header it likes. One proxy hop is trusted: when a forwarded header holds a
  * list, its last value is the one that proxy wrote. docs/deploy.md "Behind a reverse proxy".
@@ -34,7 +35,7 @@ export function publicOrigin(headers: Headers): string {
     const proto = lastValue(headers.get("x-forwarded-proto"))?.toLowerCase() === "https" ? "https" : "http";
     if (fwdHost) return `${proto}://${fwdHost}`;
   }
-  return `http://${host ?? "localhost"}`;
+  return `${env.secureCookies ? "https" : "http"}://${host ?? "localhost"}`;
 }
 
 /**
