@@ -59,6 +59,25 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { paths: noViewportPrefetch }] },
   },
   {
+    // Pages and layouts reach run data only through lib/server/runs/page-run.ts, which checks
+    // the session first: a layout renders beside its page, so each must authenticate itself.
+    files: ["app/**/page.tsx", "app/**/layout.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: noViewportPrefetch,
+          patterns: [
+            {
+              group: ["@/lib/server/runs/context", "@/lib/server/runs/registry", "@/lib/runs/*", "@/lib/store/*", "@/lib/store/**"],
+              message: "Pages read runs through @/lib/server/runs/page-run (getPageRunContext, getPageRuns): it verifies the session before any run data is read.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The one place that wraps next/link.
     files: ["components/shell/Link.tsx"],
     rules: { "no-restricted-imports": ["error", { patterns: serverOnly }] },
