@@ -65,7 +65,8 @@ describe("collector bundle", () => {
   });
 
   it("rejects bad records with the same zod messages as the source and stops cleanly", async () => {
-    const c = await spawnCollector(["--dump-details", join(dir, "run"), "--gpu-source", "none"], process.env, 20_000, bundleCli());
+    // The fixed 2025 timestamps below are far from today's clock: turn the skew check off.
+    const c = await spawnCollector(["--dump-details", join(dir, "run"), "--gpu-source", "none", "--max-clock-skew", "0"], process.env, 20_000, bundleCli());
     const gpu = { ts: 1755000041.5, node: "10.0.0.1", gpu: 0, util: 87, mem_mb: 61234, power_w: 612 };
     const phase = { name: "actor_train", t0: 1755000081.2, t1: 1755000120.7, node: "10.0.0.2", gpus: [3], rank: 3, role: "train" };
     const engine = { ts: 1755000040.0, addr: "http://127.0.0.1:1", metric: "m", labels: { dp_rank: "0" }, value: 1.5 };

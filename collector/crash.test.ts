@@ -21,7 +21,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dump, { recursive: true, force: true }));
 
-const ARGS = () => ["--dump-details", dump, "--gpu-source", "none", "--flush-interval", "0.2"];
+// Fixed 2025 timestamps (their hour file is named below): no clock-skew check.
+const ARGS = () => ["--dump-details", dump, "--gpu-source", "none", "--flush-interval", "0.2", "--max-clock-skew", "0"];
 const metric = (i: number) => ({ ts: 1755000000 + i, step_key: "train/step", step: i, metrics: { "train/loss": 1 / (i + 1), "train/step": i } });
 const phase = (i: number) => ({ name: "actor_train", t0: 1755000000 + i, t1: 1755000000.5 + i, node: "10.0.0.2", gpus: [3], rank: 3, role: "train" });
 

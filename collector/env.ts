@@ -36,7 +36,11 @@ export const USAGE = `usage: npm run collector -- --dump-details DIR [options]
   --flush-interval S      flush at least this often (default 2)
   --flush-batch N         flush early once N records are buffered (default 64)
   --max-buffered N        per-stream buffer cap while writes fail (default 500000)
-  --max-body-mb N         ingest body limit (default 16)
+  --max-buffer-mb N       cap on all buffered records, in MiB (default 256; oldest dropped)
+  --max-record-mb N       largest record accepted, in MiB (default 16; 413 beyond)
+  --max-body-mb N         ingest body limit (default twice --max-record-mb; 413 beyond)
+  --max-clock-skew S      refuse records stamped more than S seconds from the collector's
+                          clock (default 86400; 0 = accept any time)
   --fsync                 fsync each appended file
   --gpu-only              per-node mode: only sample GPUs and push them to --push
   --push URL              driver collector base URL for --gpu-only
@@ -85,7 +89,10 @@ const Schema = z
     flushIntervalS: positive("--flush-interval"),
     flushBatch: z.coerce.number().int().positive("--flush-batch must be > 0"),
     maxBuffered: z.coerce.number().int().min(100, "--max-buffered must be >= 100"),
-    maxBodyMb: positive("--max-body-mb"),
+    maxBufferMb: positive("--max-buffer-mb"),
+    maxRecordMb: positive("--max-record-mb"),
+    maxBodyMb: positive("--max-body-mb").optional(),
+    maxClockSkewS: z.coerce.number({ error: "--max-clock-skew must be a number" }).min(0, "--max-clock-skew must be >= 0"),
     fsync: z.boolean(),
     gpuOnly: z.boolean(),
     push: url("--push").optional(),
@@ -97,9 +104,15 @@ const Schema = z
     if (!c.gpuOnly && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--dump-details DIR is required" });
     if (c.push && !c.gpuOnly) ctx.addIssue({ code: "custom", message: "--push is only valid with --gpu-only" });
     if (c.router && c.engines.length > 0) ctx.addIssue({ code: "custom", message: "use either --router or --engines, not both" });
+    if (c.maxBodyMb !== undefined && c.maxBodyMb < c.maxRecordMb) {
+      ctx.addIssue({ code: "custom", message: `--max-body-mb (${c.maxBodyMb}) must be at least --max-record-mb (${c.maxRecordMb}): a request must fit one record at the limit` });
+    }
+    if (c.maxRecordMb > c.maxBufferMb) {
+      ctx.addIssue({ code: "custom", message: `--max-record-mb (${c.maxRecordMb}) must not exceed --max-buffer-mb (${c.maxBufferMb})` });
+    }
   });
 
-export type CollectorConfig = z.output<typeof Schema> & { help: false };
+export type CollectorConfig = Omit<z.output<typeof Schema>, "maxBodyMb"> & { help: false; maxBodyMb: number };
 
 /** Parse flags + env; returns `{ help: true }` for `--help`. Throws `ConfigError`. */
 export function parseCollectorArgs(
@@ -132,6 +145,9 @@ export function parseCollectorArgs(
         "flush-batch": { type: "string" },
         "max-buffered": { type: "string" },
         "max-body-mb": { type: "string" },
+        "max-buffer-mb": { type: "string" },
+        "max-record-mb": { type: "string" },
+        "max-clock-skew": { type: "string" },
         fsync: { type: "boolean" },
         "gpu-only": { type: "boolean" },
         push: { type: "string" },
@@ -166,7 +182,10 @@ export function parseCollectorArgs(
     flushIntervalS: str("flush-interval") ?? "2",
     flushBatch: str("flush-batch") ?? "64",
     maxBuffered: str("max-buffered") ?? "500000",
-    maxBodyMb: str("max-body-mb") ?? "16",
+    maxBufferMb: str("max-buffer-mb") ?? "256",
+    maxRecordMb: str("max-record-mb") ?? "16",
+    maxBodyMb: str("max-body-mb"),
+    maxClockSkewS: str("max-clock-skew") ?? "86400",
     fsync: values.fsync === true,
     gpuOnly: values["gpu-only"] === true,
     push: str("push"),
@@ -179,7 +198,13 @@ export function parseCollectorArgs(
     throw new ConfigError(issue?.message ?? "invalid configuration");
   }
   const c = parsed.data;
-  return { ...c, help: false, dumpDetails: c.dumpDetails && resolve(c.dumpDetails), dataDir: c.dataDir && resolve(c.dataDir) };
+  return {
+    ...c,
+    help: false,
+    dumpDetails: c.dumpDetails && resolve(c.dumpDetails),
+    dataDir: c.dataDir && resolve(c.dataDir),
+    maxBodyMb: c.maxBodyMb ?? 2 * c.maxRecordMb,
+  };
 }
 
 /** The one place the collector reads the process environment. */

@@ -87,7 +87,10 @@ async function main(cfg: CollectorConfig): Promise<void> {
     flushIntervalS: cfg.flushIntervalS,
     flushBatch: cfg.flushBatch,
     maxBufferedPerStream: cfg.maxBuffered,
+    maxBufferedBytes: Math.floor(cfg.maxBufferMb * 1024 * 1024),
+    maxRecordBytes: Math.floor(cfg.maxRecordMb * 1024 * 1024),
     maxBodyBytes: Math.floor(cfg.maxBodyMb * 1024 * 1024),
+    maxClockSkewS: cfg.maxClockSkewS,
     fsync: cfg.fsync,
     log,
   });

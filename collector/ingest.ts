@@ -13,10 +13,18 @@
  *   GET  /metrics       Prometheus text (self-metrics.ts)
  *
  * Error policy: every error body is {"error":{"code","message"}}. Invalid
- * records do not poison a batch: the valid ones are kept, and the 400 names
- * the first bad record's index and field (`records[3].ts: expected number`)
- * plus `accepted`/`rejected` counts. Bodies over the limit get 413 (the rest
- * of the upload is drained, not buffered). Unknown paths 404, wrong methods 405.
+ * records do not poison a batch: the valid ones are kept, and the error names
+ * the first bad record's index and field plus `accepted`/`rejected` counts:
+ *   - 400 for a record the schema refuses (`records[3].ts: expected number`)
+ *     or whose timestamp (`ts`; phases `t0` and a closed `t1`) is more than
+ *     `maxClockSkewS` (default 1 day, `--max-clock-skew`) from the
+ *     collector's clock — a year-9999 stamp would otherwise open the
+ *     timeline on an empty far-future hour (docs/collector.md "Failure policy");
+ *   - 413 for a record whose line would exceed the per-record limit
+ *     (`--max-record-mb`, checked by RunWriter.add).
+ * The status is the one of the lowest-index bad record. Bodies over
+ * `--max-body-mb` get 413 too (the rest of the upload is drained, not
+ * buffered). Unknown paths 404, wrong methods 405.
  *
  * Bodies are parsed as Python JSON: `NaN`/`Infinity` are accepted, and for
  * metrics and meta the float-ness of integral numbers (`95.0`) and dict key
@@ -28,8 +36,8 @@ import type { z } from "zod";
 import { PyFloat, parsePyJson } from "@/lib/store/writer/python-json";
 import type { PyValue } from "@/lib/store/writer/python-json";
 import { FAST_CHECKS } from "@/lib/store/writer/fast-validate";
-import { STREAM_SCHEMAS } from "@/lib/store/writer/records";
-import type { AnyRecord, StreamName } from "@/lib/store/writer/records";
+import { OPEN_T1, STREAM_SCHEMAS } from "@/lib/store/writer/records";
+import type { AnyRecord, PhaseEvent, StreamName } from "@/lib/store/writer/records";
 import type { Logger } from "./log";
 import type { CollectorMetrics } from "./self-metrics";
 
@@ -58,8 +66,14 @@ export interface RouterUpdate {
 
 export interface IngestDeps {
   maxBodyBytes: number;
-  /** Takes validated records of one stream. */
-  accept(stream: StreamName, records: AnyRecord[]): void;
+  /** Per-record limit enforced by `accept` (for the 413 message). */
+  maxRecordBytes: number;
+  /** Allowed distance of record timestamps from `now()`, seconds; 0 = no check. */
+  maxClockSkewS: number;
+  /** The collector's clock, epoch seconds. */
+  now(): number;
+  /** Takes validated records of one stream; answers the ones refused for their size (index into `records`). */
+  accept(stream: StreamName, records: AnyRecord[]): { refused: readonly { index: number; bytes: number }[] };
   setMeta(update: MetaUpdate): Promise<void>;
   /** Re-point the scraper; answers the scraper's state after the update. */
   setRouter(update: RouterUpdate): { mode: string; router: string | undefined; changed: boolean };
@@ -108,7 +122,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(c);
     });
     req.on("end", () => {
-      if (tooLarge) reject(new HttpError(413, "payload_too_large", `request body exceeds ${limit} bytes`));
+      if (tooLarge) reject(new HttpError(413, "payload_too_large", `request body exceeds ${limit} bytes (--max-body-mb)`));
       else resolve(Buffer.concat(chunks, size));
     });
     req.on("error", reject);
@@ -125,6 +139,28 @@ export function describeIssue(index: number, error: z.ZodError): string {
   if (!issue) return `records[${index}]: invalid record`;
   const msg = issue.message.replace(/^Invalid input: /, "");
   return `records[${index}]${formatPath(issue.path)}: ${msg}`;
+}
+
+/** `1 day`, `2 days`, `3600 s` */
+function formatSkew(s: number): string {
+  if (s % 86400 === 0) return s === 86400 ? "1 day" : `${s / 86400} days`;
+  return `${s} s`;
+}
+
+/**
+ * The first timestamp of a valid record that lies more than `skew` seconds
+ * from `now`, as `[field, value]` (an OPEN phase's `t1` of -1.0 is no time).
+ */
+function farTimestamp(stream: StreamName, r: AnyRecord, now: number, skew: number): [string, number] | undefined {
+  const far = (t: number): boolean => t < now - skew || t > now + skew;
+  if (stream === "phases") {
+    const p = r as PhaseEvent;
+    if (far(p.t0)) return ["t0", p.t0];
+    if (p.t1 !== OPEN_T1 && far(p.t1)) return ["t1", p.t1];
+    return undefined;
+  }
+  const ts = (r as { ts: number }).ts;
+  return far(ts) ? ["ts", ts] : undefined;
 }
 
 function parseBody(text: string, pythonTypes: boolean): PyValue {
@@ -155,32 +191,61 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
     const schema = STREAM_SCHEMAS[stream] as z.ZodType<AnyRecord>;
     const fast = FAST_CHECKS[stream];
     const valid: AnyRecord[] = [];
-    let firstError: string | undefined;
+    /** Input index of each valid record; only built once a record was rejected (else identity). */
+    let validIndex: number[] | undefined;
+    let first: { index: number; error: HttpError } | undefined;
     let rejected = 0;
+    const reject = (index: number, error: HttpError): void => {
+      rejected++;
+      if (!first || index < first.index) first = { index, error };
+      validIndex ??= Array.from({ length: valid.length }, (_, k) => k);
+    };
+    const now = deps.now();
+    const skew = deps.maxClockSkewS;
     const list = records as readonly unknown[];
     for (let i = 0; i < list.length; i++) {
       const x = list[i];
-      if (fast?.(x)) {
-        valid.push(x as AnyRecord); // zod would return an equal record (fast-validate.ts)
-        continue;
-      }
-      const r = schema.safeParse(x);
-      if (r.success) valid.push(r.data);
+      let rec: AnyRecord;
+      if (fast?.(x)) rec = x as AnyRecord; // zod would return an equal record (fast-validate.ts)
       else {
-        rejected++;
-        firstError ??= describeIssue(i, r.error);
+        const r = schema.safeParse(x);
+        if (!r.success) {
+          reject(i, new HttpError(400, "bad_request", describeIssue(i, r.error)));
+          continue;
+        }
+        rec = r.data;
+      }
+      if (skew > 0) {
+        const bad = farTimestamp(stream, rec, now, skew);
+        if (bad) {
+          const msg = `records[${i}].${bad[0]}: ${bad[1]} is more than ${formatSkew(skew)} from the collector clock (${now.toFixed(3)})`;
+          reject(i, new HttpError(400, "bad_request", msg));
+          continue;
+        }
+      }
+      valid.push(rec);
+      validIndex?.push(i);
+    }
+    let accepted = valid.length;
+    if (valid.length > 0) {
+      const { refused } = deps.accept(stream, valid);
+      accepted -= refused.length;
+      for (const r of refused) {
+        const i = validIndex ? (validIndex[r.index] as number) : r.index;
+        const msg = `records[${i}]: ${r.bytes} bytes as a line exceeds the per-record limit of ${deps.maxRecordBytes} bytes (--max-record-mb)`;
+        reject(i, new HttpError(413, "payload_too_large", msg));
       }
     }
-    if (valid.length > 0) deps.accept(stream, valid);
-    if (rejected > 0) {
+    if (first) {
       deps.metrics.rejected[stream] += rejected;
-      deps.metrics.ingestRequests.bad_request++;
-      deps.log.debug(`POST /v1/${stream}: ${rejected} of ${list.length} records rejected; first: ${firstError}`);
-      sendError(res, new HttpError(400, "bad_request", firstError ?? "invalid records"), { accepted: valid.length, rejected });
+      if (first.error.status === 413) deps.metrics.ingestRequests.too_large++;
+      else deps.metrics.ingestRequests.bad_request++;
+      deps.log.debug(`POST /v1/${stream}: ${rejected} of ${list.length} records rejected; first: ${first.error.message}`);
+      sendError(res, first.error, { accepted, rejected });
       return;
     }
     deps.metrics.ingestRequests.ok++;
-    send(res, 200, { accepted: valid.length });
+    send(res, 200, { accepted });
   };
 
   const meta = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

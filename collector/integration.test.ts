@@ -83,6 +83,7 @@ describe("collector end to end", () => {
         "--node", "10.0.0.1",
         "--flush-interval", "0.3",
         "--run-name", "e2e-run",
+        "--max-clock-skew", "0", // the Python producer stamps fixed 2025 times
       ],
       env,
     );

@@ -248,6 +248,11 @@ export class CollectorMetrics {
       perStream("rlboard_collector_records_dropped_total", "Records dropped by the buffer cap.", "counter", (s) => writer.stats[s].dropped + writer.stats[s].unserializable);
       perStream("rlboard_collector_write_errors_total", "Failed file writes (every attempt).", "counter", (s) => writer.stats[s].writeErrors);
       perStream("rlboard_collector_buffered_records", "Records waiting for the next flush.", "gauge", (s) => writer.pending(s));
+      perStream("rlboard_collector_dropped_bytes_total", "Bytes (as JSONL) of the records dropped by the buffer caps.", "counter", (s) => writer.stats[s].droppedBytes);
+      family("rlboard_collector_buffered_bytes", "gauge", "Bytes (as JSONL) held for writing, including a flush in progress.");
+      out.push(`rlboard_collector_buffered_bytes ${writer.pendingBytes()}`);
+      family("rlboard_collector_buffer_limit_bytes", "gauge", "The byte cap on buffered records (--max-buffer-mb).");
+      out.push(`rlboard_collector_buffer_limit_bytes ${writer.maxBufferedBytes}`);
       family("rlboard_collector_write_healthy", "gauge", "1 when the last flush wrote everything.");
       out.push(`rlboard_collector_write_healthy ${writer.healthy ? 1 : 0}`);
     }

@@ -133,7 +133,7 @@ describe("ingest HTTP", () => {
     expect((await postJson(`${h.url}/v1/phases`, "{not json")).json).toMatchObject({ error: { code: "bad_request" } });
     expect((await postJson(`${h.url}/v1/phases`, { recs: [] })).status).toBe(400);
     const big = await postJson(`${h.url}/v1/phases`, { records: Array.from({ length: 50 }, () => phase) });
-    expect(big).toEqual({ status: 413, json: { error: { code: "payload_too_large", message: "request body exceeds 1000 bytes" } } });
+    expect(big).toEqual({ status: 413, json: { error: { code: "payload_too_large", message: "request body exceeds 1000 bytes (--max-body-mb)" } } });
     // Chunked upload without content-length is cut at the limit as well.
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(`${h.url}/v1/phases`, { method: "POST" }, (res) => {

@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { readMeta } from "@/lib/store/writer/meta";
 import { RunWriter } from "@/lib/store/writer/run-writer";
-import type { FlushReport } from "@/lib/store/writer/run-writer";
+import type { AddResult, FlushReport } from "@/lib/store/writer/run-writer";
 import type { AnyRecord, EngineSample, GpuSample, MetricsRecord, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/writer/records";
 import { nodeWriterFs } from "@/lib/store/writer/writer-fs";
 import type { WriterFs } from "@/lib/store/writer/writer-fs";
@@ -56,7 +56,14 @@ export interface CollectorOptions {
   flushIntervalS?: number;
   flushBatch?: number;
   maxBufferedPerStream?: number;
+  /** Cap on all buffered lines, bytes (default 256 MiB; run-writer.ts). */
+  maxBufferedBytes?: number;
+  /** Largest record, as a line, bytes (default 16 MiB); larger ones get 413. */
+  maxRecordBytes?: number;
+  /** Ingest body limit, bytes (default twice maxRecordBytes, so one record at the limit fits). */
   maxBodyBytes?: number;
+  /** Refuse pushed records stamped further than this from `now()`, seconds (default 86400; 0 = off). */
+  maxClockSkewS?: number;
   fsync?: boolean;
   fs?: WriterFs;
   log?: Logger;
@@ -95,6 +102,8 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
     ...(opts.fs ? { fs: opts.fs } : {}),
     fsync: opts.fsync ?? false,
     ...(opts.maxBufferedPerStream ? { maxBufferedPerStream: opts.maxBufferedPerStream } : {}),
+    ...(opts.maxBufferedBytes ? { maxBufferedBytes: opts.maxBufferedBytes } : {}),
+    ...(opts.maxRecordBytes ? { maxRecordBytes: opts.maxRecordBytes } : {}),
     log,
   });
   const lock: Lock = await acquireLock(dashDir);
@@ -132,13 +141,23 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
     void runFlush();
   }
 
-  const add = <S extends StreamName>(stream: S, records: StreamRecords[S][]): void => {
+  const NO_REFUSALS: AddResult["refused"] = [];
+  /** Buffer records; answers those refused for their size (index into `records`). */
+  const add = <S extends StreamName>(stream: S, records: StreamRecords[S][]): Pick<AddResult, "refused"> => {
+    let refused = NO_REFUSALS;
     if (stream === "topology") {
       const out: TopologySnapshot[] = [];
-      for (const s of records as TopologySnapshot[]) {
+      (records as TopologySnapshot[]).forEach((s, index) => {
+        // Checked before the tracker sees it, so a refused snapshot changes no state.
+        const bytes = writer.lineBytes("topology", s);
+        if (bytes > writer.maxRecordBytes) {
+          if (refused === NO_REFUSALS) refused = [];
+          refused.push({ index, bytes });
+          return;
+        }
         const rec = topology.ingest(s);
         if (rec) out.push(rec);
-      }
+      });
       writer.add("topology", out);
     } else {
       if (stream === "engine_series") {
@@ -147,9 +166,10 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       } else if (stream === "gpu_util") metrics.noteGpu(records as GpuSample[]);
       else if (stream === "phases") metrics.notePhases(records as PhaseEvent[]);
       else if (stream === "metrics") metrics.noteMetrics(records as MetricsRecord[]);
-      writer.add(stream, records);
+      refused = writer.add(stream, records).refused;
     }
     maybeFlush();
+    return { refused };
   };
 
   const setMeta = async (u: MetaUpdate): Promise<void> => {
@@ -158,7 +178,10 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
   };
 
   const handler = createIngestHandler({
-    maxBodyBytes: opts.maxBodyBytes ?? 16 << 20,
+    maxBodyBytes: opts.maxBodyBytes ?? 2 * writer.maxRecordBytes,
+    maxRecordBytes: writer.maxRecordBytes,
+    maxClockSkewS: opts.maxClockSkewS ?? 86_400,
+    now,
     accept: (stream, records: AnyRecord[]) => add(stream, records as StreamRecords[typeof stream][]),
     setMeta,
     metrics,
