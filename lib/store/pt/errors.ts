@@ -15,3 +15,11 @@ export class PtFormatError extends Error {
     this.detail = detail;
   }
 }
+
+/**
+ * A name read from the file (zip entry, storage key) fit for an error message: printable
+ * path-like names pass, anything else is replaced, so messages never echo arbitrary bytes.
+ */
+export function nameLabel(name: string): string {
+  return /^[\w./<>-]{1,160}$/.test(name) ? name : "<unprintable name>";
+}

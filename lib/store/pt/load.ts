@@ -19,7 +19,7 @@
  *
  * `loadPtEager` returns the graph with every tensor replaced by its data (see there).
  */
-import { PtFormatError } from "./errors";
+import { nameLabel, PtFormatError } from "./errors";
 import { PickleError, PyObject, callPy, unpickle, type PickleHooks } from "./pickle";
 import {
   DTYPE_ITEMSIZE,
@@ -159,7 +159,7 @@ class ArchiveStorage implements Storage {
   async read(elemStart: number, elemCount: number): Promise<Uint8Array> {
     const size = DTYPE_ITEMSIZE[this.dtype];
     if (elemStart < 0 || elemCount < 0 || elemStart + elemCount > this.numel) {
-      throw new PtFormatError(this.archive.path, `read [${elemStart}, ${elemStart + elemCount}) outside storage ${this.key} of ${this.numel} elements`);
+      throw new PtFormatError(this.archive.path, `read [${elemStart}, ${elemStart + elemCount}) outside storage ${nameLabel(this.key)} of ${this.numel} elements`);
     }
     for (const w of this.windows ?? []) {
       if (elemStart >= w.lo && elemStart + elemCount <= w.hi) {
@@ -251,9 +251,9 @@ async function loadFromArchive(archive: ZipArchive, opts: LoadPtOptions): Promis
     if (s === undefined) {
       const entry = join(prefix, `data/${key}`);
       const e = archive.entries.get(entry);
-      if (e === undefined) throw new PtFormatError(path, `missing storage entry ${entry}`);
+      if (e === undefined) throw new PtFormatError(path, `missing storage entry ${nameLabel(entry)}`);
       const need = (numel as number) * DTYPE_ITEMSIZE[type.dtype];
-      if (e.size < need) throw new PtFormatError(path, `storage entry ${entry} has ${e.size} bytes, expected ${need}`);
+      if (e.size < need) throw new PtFormatError(path, `storage entry ${nameLabel(entry)} has ${e.size} bytes, expected ${need}`);
       s = new ArchiveStorage(archive, entry, key, type.dtype, numel as number, typeof location === "string" ? location : "", byteorder === "big", wholeBytes);
       storages.set(cacheKey, s);
     }

@@ -375,6 +375,15 @@ function dictFrom(args: unknown[]): Record<string, unknown> {
   return out;
 }
 
+/**
+ * A name read from the pickle (GLOBAL module/class), fit for an error message: dotted
+ * identifiers pass, anything else is replaced — messages describe structure, never
+ * echo arbitrary bytes of the file.
+ */
+function messageLabel(name: string): string {
+  return /^[A-Za-z_<][\w.<>]{0,119}$/.test(name) ? name : "<unprintable name>";
+}
+
 function callableName(c: unknown): string {
   if (c instanceof PyGlobal) return c.qualname;
   if (typeof c === "function") return c.name || "<function>";
@@ -636,7 +645,7 @@ function vmCall(vm: Vm, callable: unknown, args: unknown, kwargs: unknown, kind:
     return callPy(callable, a, kw, kind);
   } catch (e) {
     if (e instanceof PickleError || e instanceof PtFormatError) throw e;
-    throw new PickleError(`calling ${callableName(callable)} failed: ${e instanceof Error ? e.message : String(e)}`, vm.opPos);
+    throw new PickleError(`calling ${messageLabel(callableName(callable))} failed: ${e instanceof Error ? e.message : String(e)}`, vm.opPos);
   }
 }
 

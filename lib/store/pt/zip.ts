@@ -11,7 +11,7 @@
  * entries can be read; anything else raises `PtFormatError`.
  */
 import { open, type FileHandle } from "node:fs/promises";
-import { PtFormatError } from "./errors";
+import { nameLabel, PtFormatError } from "./errors";
 
 export { PtFormatError } from "./errors";
 
@@ -240,7 +240,7 @@ class ZipReader implements ZipArchive {
         x += 4 + len;
       }
       if (!(Number.isFinite(size) && Number.isFinite(compressedSize) && Number.isFinite(headerOffset)) || headerOffset >= cdOffset) {
-        this.fail(`entry ${name}: bad sizes/offset in central directory`);
+        this.fail(`entry ${nameLabel(name)}: bad sizes/offset in central directory`);
       }
       if (!this.entries.has(name)) this.names.push(name);
       this.entries.set(name, { name, headerOffset, size, compressedSize, method, flags });
@@ -250,9 +250,9 @@ class ZipReader implements ZipArchive {
 
   private entry(name: string): ZipEntry {
     const e = this.entries.get(name);
-    if (e === undefined) this.fail(`missing zip entry ${name}`);
-    if (e.method !== 0) this.fail(`entry ${name} is compressed (method ${e.method}); torch archives store entries uncompressed`);
-    if ((e.flags & 1) !== 0) this.fail(`entry ${name} is encrypted`);
+    if (e === undefined) this.fail(`missing zip entry ${nameLabel(name)}`);
+    if (e.method !== 0) this.fail(`entry ${nameLabel(name)} is compressed (method ${e.method}); torch archives store entries uncompressed`);
+    if ((e.flags & 1) !== 0) this.fail(`entry ${nameLabel(name)} is encrypted`);
     return e;
   }
 
@@ -269,7 +269,7 @@ class ZipReader implements ZipArchive {
 
   private async resolveDataOffset(name: string): Promise<number> {
     const e = this.entry(name);
-    if (e.headerOffset + 30 > this.cdOffset) this.fail(`entry ${name}: local header lies outside the file`);
+    if (e.headerOffset + 30 > this.cdOffset) this.fail(`entry ${nameLabel(name)}: local header lies outside the file`);
     const h = await this.readAt(e.headerOffset, 30);
     return this.parseLocalHeader(e, h, 0);
   }
@@ -278,11 +278,11 @@ class ZipReader implements ZipArchive {
   private parseLocalHeader(e: ZipEntry, buf: Uint8Array, at: number, view?: DataView): number {
     const dv = view ?? new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     if (at + 30 > buf.length || dv.getUint32(at, true) !== SIG_LOCAL) {
-      this.fail(`entry ${e.name}: bad local header signature at offset ${e.headerOffset}`);
+      this.fail(`entry ${nameLabel(e.name)}: bad local header signature at offset ${e.headerOffset}`);
     }
     const off = e.headerOffset + 30 + dv.getUint16(at + 26, true) + dv.getUint16(at + 28, true);
     if (off + e.size > this.cdOffset) {
-      this.fail(`entry ${e.name}: data (offset ${off}, ${e.size} bytes) overruns the central directory (truncated?)`);
+      this.fail(`entry ${nameLabel(e.name)}: data (offset ${off}, ${e.size} bytes) overruns the central directory (truncated?)`);
     }
     this.knownOffsets.set(e.name, off);
     return off;
@@ -321,7 +321,7 @@ class ZipReader implements ZipArchive {
       spans.map(async (sp) => {
         const e = this.entry(sp.name);
         if (!(Number.isInteger(sp.byteOffset) && Number.isInteger(sp.byteLength)) || sp.byteOffset < 0 || sp.byteLength < 0 || sp.byteOffset + sp.byteLength > e.size) {
-          this.fail(`entry ${sp.name}: range [${sp.byteOffset}, ${sp.byteOffset + sp.byteLength}) outside its ${e.size} bytes`);
+          this.fail(`entry ${nameLabel(sp.name)}: range [${sp.byteOffset}, ${sp.byteOffset + sp.byteLength}) outside its ${e.size} bytes`);
         }
         if (!this.knownOffsets.has(e.name) && sp.byteLength * 2 < e.size) await this.dataOffset(e.name);
       }),
@@ -332,7 +332,7 @@ class ZipReader implements ZipArchive {
       if (known !== undefined) {
         ivs.push({ i, e, lo: known + sp.byteOffset, hi: known + sp.byteOffset + sp.byteLength, header: false });
       } else {
-        if (e.headerOffset + 30 > this.cdOffset) this.fail(`entry ${e.name}: local header lies outside the file`);
+        if (e.headerOffset + 30 > this.cdOffset) this.fail(`entry ${nameLabel(e.name)}: local header lies outside the file`);
         ivs.push({ i, e, lo: e.headerOffset, hi: this.extentEnd(e), header: true });
       }
     });
@@ -362,7 +362,7 @@ class ZipReader implements ZipArchive {
             if (!this.offsets.has(iv.e.name)) this.offsets.set(iv.e.name, Promise.resolve(off));
             start = off + sp.byteOffset - run.lo;
             if (start + sp.byteLength > buf.length) {
-              this.fail(`entry ${iv.e.name}: data (offset ${off}, ${iv.e.size} bytes) overruns its extent (truncated?)`);
+              this.fail(`entry ${nameLabel(iv.e.name)}: data (offset ${off}, ${iv.e.size} bytes) overruns its extent (truncated?)`);
             }
           } else {
             start = iv.lo - run.lo;
@@ -383,7 +383,7 @@ class ZipReader implements ZipArchive {
   async readRange(name: string, byteOffset: number, byteLength: number): Promise<Buffer> {
     const e = this.entry(name);
     if (!(Number.isInteger(byteOffset) && Number.isInteger(byteLength)) || byteOffset < 0 || byteLength < 0 || byteOffset + byteLength > e.size) {
-      this.fail(`entry ${name}: range [${byteOffset}, ${byteOffset + byteLength}) outside its ${e.size} bytes`);
+      this.fail(`entry ${nameLabel(name)}: range [${byteOffset}, ${byteOffset + byteLength}) outside its ${e.size} bytes`);
     }
     return this.readAt((await this.dataOffset(name)) + byteOffset, byteLength);
   }
