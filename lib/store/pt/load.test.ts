@@ -250,6 +250,20 @@ describe("errors", () => {
     await expect(loadPt(await put("bo.pt", zipBytes(weird)))).rejects.toThrow(/unknown byteorder/);
   });
 
+  it("error details describe the problem without echoing the file's bytes", async () => {
+    const secret = "root:x:0:0:root:/root:/bin/bash";
+    const entries = ptEntries({ t: tensorOf("f32", [1, 2]) }, { prefix: "x" });
+    const leaky = entries.map((e) => (e.name.endsWith("byteorder") ? { ...e, data: new TextEncoder().encode(secret) } : e));
+    const err = (await loadPt(await put("leak.pt", zipBytes(leaky))).catch((e: unknown) => e)) as PtFormatError;
+    expect(err).toBeInstanceOf(PtFormatError);
+    expect(err.detail).toBe(`unknown byteorder record (${secret.length} characters)`);
+    // An archive prefix (entry names) made of such bytes: the storage entry is not named.
+    const named = ptEntries({ t: tensorOf("f32", [1, 2]) }, { prefix: secret }).filter((e) => !e.name.includes("/data/"));
+    const err2 = (await loadPt(await put("leak2.pt", zipBytes(named))).catch((e: unknown) => e)) as PtFormatError;
+    expect(err2).toBeInstanceOf(PtFormatError);
+    expect(err2.detail).toBe("missing storage entry <unprintable name>");
+  });
+
   it("file not found rethrows the ENOENT error untouched", async () => {
     const err = await loadPt(join(dir, "nope.pt")).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(PtFormatError);
