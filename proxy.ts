@@ -11,17 +11,24 @@
  *    get 401 JSON. A stale or forged session cookie is cleared on the way.
  *  - a server action from another origin: 403 JSON (Next itself would answer 500).
  * Proxy runs on the Node.js runtime (Next 16), so it can read SQLite.
+ *  - a path with malformed %-encoding: 400 JSON, for pages and API routes alike.
  * API routes (`/api/*`) authenticate in withApi (401 JSON, never a redirect).
  */
 import { NextResponse, type NextRequest } from "next/server";
 import { hasSessionCookie, sessionUserFromCookies, SESSION_COOKIE_NAMES } from "@/lib/server/auth/session-token";
 import { isCrossOrigin } from "@/lib/server/auth/public-url";
+import { malformedPathResponse } from "@/lib/api/malformed-url";
 
 function jsonError(status: number, code: string, message: string): NextResponse {
   return NextResponse.json({ detail: message, error: { code, message } }, { status });
 }
 
 export async function proxy(req: NextRequest) {
+  // A path whose %-escapes do not decode would fail inside Next's router (plain 500).
+  const malformed = malformedPathResponse(req.nextUrl.pathname);
+  if (malformed) return malformed;
+  // API routes authenticate in withApi (401 JSON, never a redirect).
+  if (req.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
   const isAction = req.method === "POST" && req.headers.has("next-action");
   if (isAction && isCrossOrigin(req.headers)) {
     return jsonError(403, "forbidden", "cross-origin request refused: open the dashboard at its own address");
@@ -49,5 +56,5 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!api/|_next/static/|_next/image|favicon\\.ico$|icon\\.svg$|robots\\.txt$).*)"],
+  matcher: ["/((?!_next/static/|_next/image|favicon\\.ico$|icon\\.svg$|robots\\.txt$).*)"],
 };
