@@ -12,13 +12,13 @@
 export * from "./python-json";
 export * from "./records";
 export { LINE_SERIALIZERS, serializeRecord } from "./serialize";
-export { PartitionedAppender, hourKey, partitionTs, streamFile } from "./partitioned-appender";
-export type { AppendResult, AppenderOptions, FileError } from "./partitioned-appender";
-export { LaneCatalog, LANE_CATALOG_FILE, loadLaneCatalog, writeLaneCatalog } from "./lane-catalog";
+export { MAX_WRITE_CHARS, PartitionedAppender, hourKey, partitionTs, prepareRecord, streamFile } from "./partitioned-appender";
+export type { AppendResult, AppenderOptions, FileError, PreparedResult } from "./partitioned-appender";
+export { LaneCatalog, LANE_CATALOG_FILE, loadLaneCatalog, readLaneCatalog, rebuildLaneCatalog, writeLaneCatalog } from "./lane-catalog";
 export { META_FILE, readMeta, serializeMeta, writeMeta } from "./meta";
 export type { RunMeta } from "./meta";
-export { RunWriter, DEFAULT_MAX_BUFFERED_PER_STREAM, consoleWriterLog } from "./run-writer";
-export type { FlushReport, RunWriterOptions, StreamStats, WriterLog } from "./run-writer";
+export { RunWriter, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_BUFFERED_PER_STREAM, DEFAULT_MAX_RECORD_BYTES, consoleWriterLog } from "./run-writer";
+export type { AddResult, FlushReport, RunWriterOptions, StreamStats, WriterLog } from "./run-writer";
 export { FAST_CHECKS } from "./fast-validate";
 export { nodeWriterFs } from "./writer-fs";
 export type { WriterFileHandle, WriterFs } from "./writer-fs";

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PartitionedAppender, hourKey, streamFile } from "./partitioned-appender";
+import { MAX_WRITE_CHARS, PartitionedAppender, hourKey, streamFile } from "./partitioned-appender";
 import type { PhaseEvent } from "./records";
 import { nodeWriterFs } from "./writer-fs";
 import type { WriterFs } from "./writer-fs";
@@ -171,6 +171,45 @@ describe("PartitionedAppender", () => {
     expect(readFileSync(join(dir, "data_buffer.jsonl"), "utf8")).toBe(
       '{"ts":2.0,"length":2}\n{"ts":3.0,"length":3}\n{"ts":4.0,"length":4}\n',
     );
+  });
+
+  it("writes a large group in chunks; a failure in a later chunk keeps the earlier ones and the whole lines before the tear", async () => {
+    let writes = 0;
+    const fs: WriterFs = {
+      ...nodeWriterFs,
+      async openAppend(path) {
+        const fh = await nodeWriterFs.openAppend(path);
+        return {
+          read: fh.read.bind(fh),
+          stat: fh.stat.bind(fh),
+          truncate: fh.truncate.bind(fh),
+          sync: fh.sync.bind(fh),
+          close: fh.close.bind(fh),
+          async write(buf: Uint8Array, off: number, len: number, pos: number | null) {
+            if (++writes === 2) {
+              await fh.write(buf, off, Math.floor(len / 2), pos);
+              throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+            }
+            return fh.write(buf, off, len, pos);
+          },
+        };
+      },
+    };
+    const a = new PartitionedAppender(dir, { fs });
+    const pad = "p".repeat(1000);
+    const recs = Array.from({ length: 3000 }, (_, i) => ({ ts: 1, step_key: null, step: i, metrics: { pad } }));
+    const res = await a.appendStream("metrics", recs);
+    const perChunk = Math.floor(MAX_WRITE_CHARS / (JSON.stringify(recs[0]).length + 3)); // lines of ~1040 bytes
+    expect(res.written).toBeGreaterThan(perChunk); // chunk 1 and about half of chunk 2
+    expect(res.written).toBeLessThan(2 * perChunk);
+    expect(res.failed[0]).toBe(recs[res.written]);
+    expect(res.failed).toHaveLength(3000 - res.written);
+    const text = readFileSync(join(dir, "metrics.jsonl"), "utf8");
+    expect(text.endsWith("\n")).toBe(true);
+    expect(text.split("\n")).toHaveLength(res.written + 1);
+    expect((await a.appendStream("metrics", res.failed)).written).toBe(3000 - res.written);
+    const steps = readFileSync(join(dir, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { step: number }).step);
+    expect(steps).toEqual(Array.from({ length: 3000 }, (_, i) => i));
   });
 
   it("returns hundreds of thousands of failed records without overflowing the stack", async () => {

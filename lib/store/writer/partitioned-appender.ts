@@ -6,10 +6,10 @@
  * (phases: `t1`, or `t0` for an OPEN marker with `t1 == -1.0`).
  *
  * Write policy:
- *   - per call, every target file is opened in append mode, receives all of
- *     its new lines as ONE string in one `write` (looping only on a short
- *     write), optionally fsynced, and closed — no long-lived handles, no
- *     per-record syscalls. Groups are written in ascending hour order and keep
+ *   - per call, every target file is opened once in append mode, receives its
+ *     new lines in as few `write`s as the chunk size allows (looping only on
+ *     a short write), optionally fsynced, and closed — no long-lived handles,
+ *     no per-record syscalls. Groups are written in ascending hour order and keep
  *     the order of the input inside a file. Only whole lines are written.
  *   - torn tail: the first time this process touches a file, a tail without a
  *     final `\n` (left by a crash mid-write) is truncated back to the last
@@ -25,9 +25,10 @@
  *     middle of a file. If even the cut fails, the file stays "unverified" and
  *     the torn-tail repair below runs before its next append, with the same
  *     result. Other files of the call proceed.
- *   - one write is at most `MAX_WRITE_CHARS` of text; a larger group is
- *     written in several appends (V8 strings are limited to ~512 MB, and this
- *     bounds the transient copy).
+ *   - a file's lines are written in chunks of at most `MAX_WRITE_CHARS` (1 MiB;
+ *     a longer line alone): the transient text stays small, V8's ~512 MB
+ *     string limit is never near, and on a full disk a retry of a large
+ *     backlog stops at its first chunk instead of building all of it.
  *
  * Output is 7-bit ASCII (docs/formats.md §2.2), so a line's byte length is its
  * string length.
@@ -106,7 +107,7 @@ export interface AppenderOptions {
 }
 
 /** Largest text handed to one append (see the module header). */
-export const MAX_WRITE_CHARS = 64 << 20;
+export const MAX_WRITE_CHARS = 1 << 20;
 
 /**
  * Serialize one record: its line (without `\n`) and, for partitioned streams,
@@ -233,58 +234,54 @@ export class PartitionedAppender {
    * error that stopped the rest, if any.
    */
   async appendLines(file: string, lines: readonly string[]): Promise<{ landed: number; error?: Error }> {
-    let landed = 0;
-    let start = 0;
-    while (start < lines.length) {
-      let end = start;
-      let chars = 0;
-      do chars += (lines[end++] as string).length + 1;
-      while (end < lines.length && chars + (lines[end] as string).length + 1 <= MAX_WRITE_CHARS);
-      const text = end - start === 1 ? `${lines[start] as string}\n` : `${lines.slice(start, end).join("\n")}\n`;
-      const res = await this.appendText(file, text, end - start);
-      landed += res.landed;
-      if (res.error) return { landed, error: res.error };
-      start = end;
-    }
-    return { landed };
-  }
-
-  /** Append `text` (complete lines, ending in `\n`); see the module header for what a failure leaves. */
-  private async appendText(file: string, text: string, lineCount: number): Promise<{ landed: number; error?: Error }> {
+    if (lines.length === 0) return { landed: 0 };
     const path = join(this.dashDir, file);
-    const bytes = encoder.encode(text);
     let fh: WriterFileHandle;
     try {
       fh = await this.fs.openAppend(path);
     } catch (e) {
       return { landed: 0, error: e as Error };
     }
-    let sizeBefore = -1;
-    let off = 0;
+    let landed = 0;
+    let size = -1; // the file's size before the chunk being written
     try {
       if (!this.verified.has(path)) await this.repairTornTail(fh, file);
-      sizeBefore = (await fh.stat()).size;
-      while (off < bytes.length) {
-        const { bytesWritten } = await fh.write(bytes, off, bytes.length - off, null);
-        if (!(bytesWritten > 0)) throw Object.assign(new Error(`write to ${path} made no progress`), { code: "EIO" });
-        off += bytesWritten;
+      size = (await fh.stat()).size;
+      // Chunks of at most MAX_WRITE_CHARS (one line at least): on a full disk
+      // the first failing chunk ends the file's attempt without building the rest.
+      for (let start = 0; start < lines.length; ) {
+        let end = start;
+        let chars = 0;
+        do chars += (lines[end++] as string).length + 1;
+        while (end < lines.length && chars + (lines[end] as string).length + 1 <= MAX_WRITE_CHARS);
+        const bytes = encoder.encode(end - start === 1 ? `${lines[start] as string}\n` : `${lines.slice(start, end).join("\n")}\n`);
+        let off = 0;
+        try {
+          while (off < bytes.length) {
+            const { bytesWritten } = await fh.write(bytes, off, bytes.length - off, null);
+            if (!(bytesWritten > 0)) throw Object.assign(new Error(`write to ${path} made no progress`), { code: "EIO" });
+            off += bytesWritten;
+          }
+        } catch (e) {
+          this.verified.delete(path);
+          landed += await this.keepCompleteLines(fh, path, bytes, size, off);
+          return { landed, error: e as Error };
+        }
+        landed += end - start;
+        size += bytes.length;
+        start = end;
       }
       this.verified.add(path);
-    } catch (e) {
-      this.verified.delete(path);
-      const landed = sizeBefore < 0 ? 0 : await this.keepCompleteLines(fh, path, bytes, sizeBefore, off);
-      await fh.close().catch(() => undefined);
-      return { landed, error: e as Error };
-    }
-    try {
+      // After a failed fsync the lines are still in the file (readers see them):
+      // they count as landed, writing them again would duplicate them.
       if (this.fsync) await fh.sync();
+      return { landed };
     } catch (e) {
-      // The lines are in the file (readers see them); writing them again would duplicate them.
+      if (size < 0) this.verified.delete(path); // the tail check or stat failed: nothing written
+      return { landed, error: e as Error };
+    } finally {
       await fh.close().catch(() => undefined);
-      return { landed: lineCount, error: e as Error };
     }
-    await fh.close().catch(() => undefined);
-    return { landed: lineCount };
   }
 
   /**
