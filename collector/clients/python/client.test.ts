@@ -15,7 +15,9 @@ let dump: string;
 let c: CollectorHandle;
 beforeAll(async () => {
   dump = mkdtempSync(join(tmpdir(), "rlb-py-"));
-  c = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 0.2, log: captureLog(), now: () => 1755000000.5 });
+  // The collector clock is pinned (meta.json's start_ts is checked byte-exact) while
+  // phase_ctx stamps real time: the clock-skew refusal is off for this test.
+  c = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 0.2, maxClockSkewS: 0, log: captureLog(), now: () => 1755000000.5 });
 });
 afterAll(() => rmSync(dump, { recursive: true, force: true }));
 
