@@ -84,3 +84,16 @@ describe("RunFs: nothing resolving outside the run directory is opened", () => {
     expect((err as NodeJS.ErrnoException).code).toBe("ENOENT");
   });
 });
+
+describe("a directory swapped for a symlink between the check and the open", () => {
+  test("the opened file is checked again, so the swap is refused", async () => {
+    const rfs = new RunFs(run);
+    // Simulate the race: the check passed for a path that, by open time, leads outside.
+    const swapped = path.join(outside, "private.jsonl");
+    rfs.resolve = () => Promise.resolve(swapped);
+    rfs.resolveSync = () => swapped;
+    const err = await refusal(rfs.open("trajectory/1.jsonl"));
+    expect(err.message).not.toContain("OUTSIDE-MARKER");
+    expect(() => rfs.readFileSync("trajectory/1.jsonl")).toThrow(/points outside the run directory/);
+  });
+});

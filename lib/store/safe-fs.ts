@@ -110,9 +110,30 @@ export class RunFs {
     warnOnce(this.dir, relName(rel), what);
   }
 
-  /** Open `rel` read-only after the check (O_NOFOLLOW on the resolved path). */
+  /**
+   * Open `rel` read-only after the check (O_NOFOLLOW on the resolved path), then check
+   * what was really opened: a parent directory swapped for a symlink between the check
+   * and the open would otherwise be followed (Linux: the fd's /proc link names the file).
+   */
   async open(rel: string): Promise<fs.promises.FileHandle> {
-    return fs.promises.open(await this.resolve(rel), READ_NOFOLLOW);
+    const fh = await fs.promises.open(await this.resolve(rel), READ_NOFOLLOW);
+    try {
+      this.checkOpened(rel, fh.fd);
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+    return fh;
+  }
+
+  private checkOpened(rel: string, fd: number): void {
+    let actual: string;
+    try {
+      actual = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return; // no /proc (not Linux): the realpath check above is what we have
+    }
+    this.check(rel, actual);
   }
 
   async readFile(rel: string): Promise<Buffer> {
@@ -127,6 +148,7 @@ export class RunFs {
   readFileSync(rel: string): Buffer {
     const fd = fs.openSync(this.resolveSync(rel), READ_NOFOLLOW);
     try {
+      this.checkOpened(rel, fd);
       return fs.readFileSync(fd);
     } finally {
       fs.closeSync(fd);
