@@ -273,6 +273,14 @@ async function loadRows(data: BenchData, dataDir: string, t0: number, t1: number
     target: "",
     ok: null,
   });
+  const slow = Object.entries(r.server.slowest).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${fmt(v, 0)} ms`).join(", ");
+  rows.push({
+    section: "load",
+    name: `  (server event loop under load: p99 delay ${fmt(r.server.loopP99, 0)} ms, max ${fmt(r.server.loopMax, 0)} ms; slowest answers: ${slow})`,
+    value: "",
+    target: "",
+    ok: null,
+  });
   log("load done");
 }
 

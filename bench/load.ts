@@ -6,8 +6,8 @@
  *    heavy-query gate, the bench run), a fresh user database with one token per client
  *    group;
  *  - `hammer`: 50 clients looping over heavy queries (4 h windows: 32-lane GPU series as
- *    JSON, the util carpet, 64-lane phases, the fleet overview) without pause — a refused
- *    (503 busy) request is re-sent at once, which is harsher than the UI's Retry-After;
+ *    JSON, the util carpet, 64-lane phases, the fleet overview) without pause; a refused
+ *    (503 busy) request is re-sent after its `Retry-After` (1 s), as the UI does;
  *  - the caller (bench/index.ts) times `/api/health` and `/api/meta` one at a time.
  *
  * Run: `node --conditions=react-server --import tsx bench/load.ts <server|hammer> '<json>'`
@@ -16,6 +16,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import path from "node:path";
 
 const APP_ROOT = path.resolve(import.meta.dirname, "..");
@@ -29,12 +30,22 @@ export interface LoadOptions {
   clients: number;
   users: number;
   seconds: number;
+  /** Gate limits of the server (default: the product's defaults). */
+  heavy?: { maxRunning: number; maxPerUser: number; maxQueue: number };
 }
 
 export interface LoadResult {
   baseline: { health: number[]; meta: number[] };
   loaded: { health: number[]; meta: number[] };
   heavy: { ok: number; busy: number; other: number; mb: number };
+  /** The server's own view: event-loop delay and the slowest answer per route (ms). */
+  server: ServerStats;
+}
+
+interface ServerStats {
+  loopP99: number;
+  loopMax: number;
+  slowest: Record<string, number>;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -42,13 +53,13 @@ export interface LoadResult {
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-async function serve(o: { run: string; dataDir: string; users: number }): Promise<void> {
+async function serve(o: { run: string; dataDir: string; users: number; heavy?: LoadOptions["heavy"] }): Promise<void> {
   const { setServerEnvForTests } = await import("@/lib/env");
   const { getDb } = await import("@/lib/server/db");
   const { addUser, createToken } = await import("@/lib/server/auth/users");
   fs.mkdirSync(o.dataDir, { recursive: true });
   for (const f of fs.readdirSync(o.dataDir)) if (f.startsWith("rlboard.db")) fs.rmSync(path.join(o.dataDir, f));
-  setServerEnvForTests({ dataDir: o.dataDir, dumpDetails: o.run });
+  setServerEnvForTests({ dataDir: o.dataDir, dumpDetails: o.run, ...(o.heavy ? { heavy: o.heavy } : {}) });
   const db = getDb();
   const tokens: string[] = [];
   for (let i = 0; i < o.users; i++) {
@@ -63,8 +74,21 @@ async function serve(o: { run: string; dataDir: string; users: number }): Promis
     "/api/timeline/phases": (await import("@/app/api/timeline/phases/route")).GET,
     "/api/timeline/fleet": (await import("@/app/api/timeline/fleet/route")).GET,
   };
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const slowest: Record<string, number> = {};
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/bench/stats") {
+      const stats: ServerStats = { loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6, slowest };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stats));
+      return;
+    }
+    if (url.pathname === "/bench/reset") {
+      loop.reset();
+      for (const k of Object.keys(slowest)) delete slowest[k];
+      res.writeHead(204).end();
+      return;
+    }
     const handler = routes[url.pathname];
     if (!handler) {
       res.writeHead(404).end();
@@ -72,15 +96,19 @@ async function serve(o: { run: string; dataDir: string; users: number }): Promis
     }
     const headers = new Headers();
     if (req.headers.authorization) headers.set("authorization", req.headers.authorization);
+    const t = performance.now();
     handler(new Request(url, { headers }), { params: Promise.resolve({}) })
       .then(async (r) => {
         const body = Buffer.from(await r.arrayBuffer());
+        const key = `${url.pathname} ${r.status}`;
+        slowest[key] = Math.max(slowest[key] ?? 0, performance.now() - t);
         res.writeHead(r.status, Object.fromEntries(r.headers.entries()));
         res.end(body);
       })
       .catch(() => res.writeHead(500).end());
   });
   server.keepAliveTimeout = 30_000;
+  loop.enable();
   server.listen(0, "127.0.0.1", () => {
     const addr = server.address() as { port: number };
     process.stdout.write(`${JSON.stringify({ port: addr.port, tokens })}\n`);
@@ -107,8 +135,10 @@ async function hammer(o: { port: number; tokens: string[]; clients: number; seco
       const { status, bytes } = await get(agent, o.port, urls[k % urls.length]!, token);
       out.bytes += bytes;
       if (status === 200) out.ok++;
-      else if (status === 503) out.busy++;
-      else out.other++;
+      else if (status === 503) {
+        out.busy++;
+        await new Promise((r) => setTimeout(r, 1000)); // Retry-After: 1, as every client of ours does
+      } else out.other++;
     }
   };
   await Promise.all(Array.from({ length: o.clients }, (_, i) => client(i)));
@@ -175,7 +205,7 @@ async function probeLight(port: number, token: string, seconds: number, gapMs = 
 }
 
 export async function benchLoad(o: LoadOptions, log: (s: string) => void): Promise<LoadResult> {
-  const server = child("server", { run: o.run, dataDir: o.dataDir, users: o.users });
+  const server = child("server", { run: o.run, dataDir: o.dataDir, users: o.users, heavy: o.heavy });
   try {
     const { port, tokens } = JSON.parse(await firstLine(server, 60_000)) as { port: number; tokens: string[] };
     // Warm: open the run, read each heavy answer once (fills caches, JITs the paths).
@@ -187,13 +217,21 @@ export async function benchLoad(o: LoadOptions, log: (s: string) => void): Promi
     }
     agent.destroy();
     const baseline = await probeLight(port, tokens[0]!, 3);
+    await get(new http.Agent(), port, "/bench/reset", null);
     log(`load: ${o.clients} clients × ${o.seconds} s of heavy queries, ${o.users} users`);
     const h = child("hammer", { port, tokens, clients: o.clients, seconds: o.seconds, t0: o.t0, t1: o.t1 });
     const heavyP = firstLine(h, (o.seconds + 120) * 1000);
     await new Promise((r) => setTimeout(r, 1000)); // let the clients pile up first
     const loaded = await probeLight(port, tokens[0]!, Math.max(1, o.seconds - 2));
     const heavy = JSON.parse(await heavyP) as { ok: number; busy: number; other: number; bytes: number };
-    return { baseline, loaded, heavy: { ok: heavy.ok, busy: heavy.busy, other: heavy.other, mb: heavy.bytes / 1e6 } };
+    const stats = await new Promise<ServerStats>((resolve, reject) => {
+      http.get({ host: "127.0.0.1", port, path: "/bench/stats" }, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve(JSON.parse(text) as ServerStats));
+      }).on("error", reject);
+    });
+    return { baseline, loaded, heavy: { ok: heavy.ok, busy: heavy.busy, other: heavy.other, mb: heavy.bytes / 1e6 }, server: stats };
   } finally {
     server.kill();
   }

@@ -25,7 +25,7 @@ const ServerEnv = z.object({
   RLBOARD_MAX_HEAVY: z.coerce.number().int().min(1).max(256).default(4),
   RLBOARD_MAX_HEAVY_PER_USER: z.coerce.number().int().min(1).max(256).default(2),
   /** Expensive queries allowed to wait for a slot (beyond: 503 busy). */
-  RLBOARD_HEAVY_QUEUE: z.coerce.number().int().min(0).max(4096).default(32),
+  RLBOARD_HEAVY_QUEUE: z.coerce.number().int().min(0).max(4096).default(16),
   /** Set to "1" behind a TLS-terminating reverse proxy so cookies are marked Secure. */
   RLBOARD_SECURE_COOKIES: flag,
   /**

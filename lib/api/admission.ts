@@ -21,7 +21,8 @@ export interface GateOptions {
   maxWaitMs: number;
 }
 
-export const DEFAULT_GATE: GateOptions = { maxRunning: 4, maxPerUser: 2, maxQueue: 32, maxQueuedPerUser: 8, maxWaitMs: 15_000 };
+/** The queue is short on purpose: a refused request costs ~1 ms; a long wait looks like a hang. */
+export const DEFAULT_GATE: GateOptions = { maxRunning: 4, maxPerUser: 2, maxQueue: 16, maxQueuedPerUser: 6, maxWaitMs: 5_000 };
 
 interface Waiter {
   user: string;

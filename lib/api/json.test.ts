@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonSafeStringify } from "@/lib/api/json";
+import { jsonSafeStringify, jsonSafeStringifyAsync } from "@/lib/api/json";
 
 describe("jsonSafeStringify", () => {
   it("maps NaN and ±Infinity to null everywhere, including inside typed arrays", () => {
@@ -30,5 +30,44 @@ describe("toErrorResponse", () => {
     const hidden = toErrorResponse(new Error("secret path /etc"), () => undefined);
     expect(hidden.status).toBe(500);
     expect(JSON.stringify(await hidden.json())).not.toContain("/etc");
+  });
+});
+
+describe("jsonSafeStringifyAsync", () => {
+  const big = {
+    lanes: Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`n${i}:0`, { ts: new Float64Array(3000).map((_, j) => j + 0.5), util: new Uint8Array(3000).fill(i), mem: Array.from({ length: 3000 }, (_, j) => (j % 7 ? j : NaN)) }]),
+    ),
+    phases: Array.from({ length: 5000 }, (_, i) => ({ name: "rollout", t0: i, t1: i === 3 ? Infinity : i + 1, extra: undefined, f: () => 1 })),
+    mixed: [1, undefined, () => 2, null, "s", { a: undefined, b: [undefined, NaN] }, new Date(0), new Map([[1, 2]])],
+    empty: { a: [], b: {} },
+    n: NaN,
+    skip: undefined,
+  };
+
+  it.each([
+    ["a nested payload with typed arrays, NaN, undefined and functions", big],
+    ["an array root", [big.mixed, [], [[1, [2, [3, new Int16Array([4])]]]]]],
+    ["a scalar root", 5],
+    ["an empty object", {}],
+  ])("writes exactly jsonSafeStringify's text: %s", async (_name, value) => {
+    expect(await jsonSafeStringifyAsync(value, 0)).toBe(jsonSafeStringify(value));
+    expect(await jsonSafeStringifyAsync(value, 8, 1)).toBe(jsonSafeStringify(value));
+    expect(await jsonSafeStringifyAsync(value, 8, 6)).toBe(jsonSafeStringify(value));
+  });
+
+  it("gives the event loop a turn while it writes a large answer", async () => {
+    let turns = 0;
+    let stop = false;
+    const spin = () => {
+      if (stop) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const text = await jsonSafeStringifyAsync(big, 0);
+    stop = true;
+    expect(text.length).toBeGreaterThan(1_000_000);
+    expect(turns).toBeGreaterThan(10);
   });
 });

@@ -11,7 +11,7 @@ import "server-only";
 import type { z } from "zod";
 import { heavyGate, DEFAULT_GATE, type Release } from "@/lib/api/admission";
 import { ApiError, toErrorResponse } from "@/lib/api/errors";
-import { jsonResponse } from "@/lib/api/json";
+import { jsonResponse, jsonResponseSliced } from "@/lib/api/json";
 import { parseRequest } from "@/lib/api/validation";
 import { serverEnv } from "@/lib/env";
 import { authenticateRequest, type AuthUser } from "@/lib/server/auth/request-auth";
@@ -41,6 +41,8 @@ export interface ApiOptions<Q extends Schema | undefined, P extends Schema | und
    */
   trajectories?: TrajectoryKind | ((query: Infer<Q>) => TrajectoryKind | null);
 }
+
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function gate() {
   return heavyGate(() => ({ ...DEFAULT_GATE, ...serverEnv().heavy }));
@@ -82,8 +84,13 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
       const kind = typeof opts.trajectories === "function" ? opts.trajectories(query) : opts.trajectories;
       if (kind) guardTrajectoryRead(run.id, user, kind, params as { rolloutId?: number; sampleIndex?: number } | undefined);
       const result = await handler({ req, url, query, params, user, run });
-      // Serialising is part of the cost: it happens before the slot is released.
-      return result instanceof Response ? result : jsonResponse(result);
+      if (result instanceof Response) return result;
+      if (!release) return jsonResponse(result);
+      // A heavy answer is serialised before its slot is released, after a turn of the
+      // event loop and in slices, so light requests that arrived while it was computed
+      // do not also wait for its MB of JSON (docs/api.md 9.4).
+      await yieldToIo();
+      return await jsonResponseSliced(result);
     } catch (err) {
       return toErrorResponse(err);
     } finally {
