@@ -18,6 +18,7 @@ import { writeZip } from "@/lib/testing/pt-writer";
 import { GET as metaGET } from "./meta/route";
 import { GET as metricsGET } from "./metrics/route";
 import { GET as summaryGET } from "./rollout/[rolloutId]/summary/route";
+import { GET as advisoryGET } from "./advisory/route";
 import { GET as messagesGET } from "./rollout/[rolloutId]/sample/[sampleIndex]/messages/route";
 import { GET as tokensGET } from "./rollout/[rolloutId]/sample/[sampleIndex]/tokens/route";
 
@@ -117,5 +118,15 @@ describe("one bad step never breaks the others", () => {
     expect(ok.status).toBe(200);
     expect(ok.body.sample_index).toBe(1);
     expect(ok.body.messages.length).toBeGreaterThan(0);
+  });
+});
+
+describe("the advisory with a corrupt newest step", () => {
+  test("answers 200 and says which step could not be read, instead of a 500", async () => {
+    const r = await get<{ advisories: { level: string; message: string }[] }>(advisoryGET, "/api/advisory");
+    expect(r.status).toBe(200);
+    const warn = r.body.advisories.find((a) => a.message.startsWith("rollout 2 could not be read"));
+    expect(warn?.level).toBe("warning");
+    expect(warn?.message).toContain("train_data/2_1.pt");
   });
 });

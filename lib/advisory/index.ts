@@ -5,6 +5,7 @@
  * when there is none do the tuning rules speak (tuning advice on an unhealthy run would
  * point the wrong way).
  */
+import { ApiError } from "@/lib/api/errors";
 import type { MetricStore } from "@/lib/store/telemetry";
 import { OPEN_T1 } from "@/lib/store/telemetry";
 import { fmt, G, P0, P1, pyFixed, truthy } from "@/lib/advisory/format";
@@ -232,7 +233,18 @@ async function rolloutRules(dumps: DumpSource, args: Record<string, unknown>): P
   const { train } = await dumps.listRolloutIds();
   if (train.length === 0) return [];
   const rid = Math.max(...train);
-  const [groups, summary] = await Promise.all([dumps.groups(rid, false), dumps.summary(rid, false)]);
+  let groups: Awaited<ReturnType<DumpSource["groups"]>>;
+  let summary: Awaited<ReturnType<DumpSource["summary"]>>;
+  try {
+    [groups, summary] = await Promise.all([dumps.groups(rid, false), dumps.summary(rid, false)]);
+  } catch (err) {
+    // One bad dump must not take the advisory down: say what is wrong instead of the
+    // rollout rules (the message names the file, never its bytes).
+    if (ApiError.is(err) && err.code === "corrupt_file") {
+      return [{ level: "warning", message: `rollout ${rid} could not be read (${err.message}); its checks are skipped.` }];
+    }
+    throw err;
+  }
   const out: Advisory[] = [];
 
   const groupRows = groups.rows as readonly Record<string, unknown>[];

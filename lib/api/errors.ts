@@ -123,6 +123,15 @@ function isZodError(err: unknown): err is ZodError {
   return err instanceof ZodError || (err instanceof Error && err.name === "ZodError" && Array.isArray((err as ZodError).issues));
 }
 
+/** A corrupt file is the data's problem, not a bug: one line per file and problem, no stack. */
+const corruptSeen = new Set<string>();
+function warnCorruptOnce(message: string): void {
+  if (corruptSeen.has(message)) return;
+  if (corruptSeen.size > 1000) corruptSeen.clear();
+  corruptSeen.add(message);
+  console.warn(`[rlboard] corrupt file: ${message}`);
+}
+
 /**
  * Map anything thrown by a handler to a Response. Unknown errors are logged and hidden.
  * A bare ZodError (a schema parsed outside withApi, which turns contract failures into
@@ -131,7 +140,8 @@ function isZodError(err: unknown): err is ZodError {
 export function toErrorResponse(err: unknown, log: (msg: string, err: unknown) => void = defaultLog): Response {
   if (ApiError.is(err)) {
     const status = ERROR_STATUS[err.code] ?? 500;
-    if (status >= 500 && err.code !== "still_writing" && err.code !== "busy") log(`api error ${err.code}`, err);
+    if (err.code === "corrupt_file") warnCorruptOnce(err.message);
+    else if (status >= 500 && err.code !== "still_writing" && err.code !== "busy") log(`api error ${err.code}`, err);
     return Response.json(errorBody(err.code, err.message, err.detail ?? err.message), { status, headers: err.headers });
   }
   if (isZodError(err)) {
