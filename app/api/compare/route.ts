@@ -1,0 +1,8 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetCompareQuery } from "@/lib/contracts/compare";
+import { getCompare } from "@/lib/server/runs/compare";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withApi({ query: GetCompareQuery, run: false, cost: "heavy" }, async ({ query, user }) => getCompare(query.runs, user!));
