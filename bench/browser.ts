@@ -25,7 +25,7 @@ import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { openDatabase } from "@/lib/server/db";
 import { addUser, randomPasswordForTests } from "@/lib/testing/users";
-import { ensureChromium } from "@/cli/chromium";
+import { ensureChromium } from "@/cli/debian-tools";
 import { buildIsStale, removeBuild } from "@/cli/build-freshness";
 import { buildIfNeeded, serverEnvVars, startNextServer, type RunningServer } from "@/cli/server-process";
 

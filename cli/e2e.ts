@@ -14,7 +14,7 @@ import { openDatabase } from "@/lib/server/db";
 import { addUser, createToken, randomPasswordForTests } from "@/lib/testing/users";
 import { generateDemoRuns } from "@/lib/demo/generate";
 import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
-import { ensureChromium } from "./chromium";
+import { ensureChromium } from "./debian-tools";
 import { buildIsStale, removeBuild } from "./build-freshness";
 import { CliError, fail } from "./common";
 import { APP_ROOT, buildIfNeeded, checkPortFree, serverEnvVars, startNextServer } from "./server-process";

@@ -9,6 +9,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { APP_ROOT } from "./server-process";
+import { CliError } from "./common";
+import { ensurePrometheus } from "./debian-tools";
 
 interface Stage {
   name: string;
@@ -50,6 +52,13 @@ function main(): void {
     stages.push({ name: "typecheck", ok: r.ok, passed: 0, failed: 0, seconds: r.seconds });
   }
   if (want("unit")) {
+    try {
+      ensurePrometheus();
+    } catch (err) {
+      // The Prometheus integration test then fails with the same instructions.
+      if (err instanceof CliError) process.stderr.write(`rlboard: ${err.message}\n`);
+      else throw err;
+    }
     const out = path.join(tmp, "vitest.json");
     const r = run("unit + integration (vitest)", npx("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`]);
     const j = readJson<{ numPassedTests: number; numFailedTests: number }>(out);
