@@ -8,9 +8,9 @@ import { E2E } from "./env";
 const RUN = "/runs/miles-demo";
 const shot = (page: Page, name: string) => page.screenshot({ path: `${E2E.screenshots}/${name}.png`, fullPage: true });
 const card = (page: Page, key: string) => page.locator(`[data-testid="metric-card"][data-key="${key}"]`);
-const chartOf = (page: Page, key: string) => card(page, key).getByTestId("line-chart");
+const chartOf = (page: Page, key: string) => card(page, key).getByTestId("chart");
 
-/** Plot box of a LineChart (margins left 56, right 14, top 10, bottom 24; height 220). */
+/** Plot box of a CanvasChart (margins left 56, right 14, top 10, bottom 24; height 220). */
 async function plotBox(chart: Locator) {
   const b = (await chart.boundingBox())!;
   return { left: b.x + 56, top: b.y + 10, width: b.width - 70, height: b.height - 34 };

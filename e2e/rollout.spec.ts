@@ -128,7 +128,7 @@ test.describe("Rollouts step view", () => {
     // wait for everything above the scatter, so the layout no longer moves
     await expect(page.getByTestId("anatomy-canvas")).toBeVisible();
     await expect(count(page)).toHaveText("32 rows");
-    const plot = page.getByTestId("zc-plot").first();
+    const plot = page.getByTestId("chart-plot").first();
     await plot.scrollIntoViewIfNeeded();
     const b = (await plot.boundingBox())!;
     await page.mouse.move(b.x + 2, b.y + 2);

@@ -51,7 +51,7 @@ test.describe("Sample view", () => {
 
     await page.getByRole("button", { name: "lp_diff", exact: true }).click();
     await expect(page.getByRole("button", { name: "lp_diff", exact: true })).toHaveAttribute("aria-pressed", "true");
-    const plot = page.getByTestId("zc-plot");
+    const plot = page.getByTestId("chart-plot");
     await plot.scrollIntoViewIfNeeded();
     const b = (await plot.boundingBox())!;
     await page.mouse.move(b.x + b.width * 0.3, b.y + b.height / 2);

@@ -289,7 +289,7 @@ test.describe("Compute Utilization at scale", () => {
     await expect(page.getByTestId("advisory")).toBeVisible();
     await shot(page, "timeline-demo-64gpu");
     await page.goto("/runs/llama-70b-gspo-64gpu/metrics");
-    await expect(page.getByTestId("line-chart").first()).not.toHaveAttribute("data-points", "0", { timeout: 20_000 });
+    await expect(page.getByTestId("chart").first()).not.toHaveAttribute("data-points", "0", { timeout: 20_000 });
     await shot(page, "metrics-demo-64gpu");
   });
 

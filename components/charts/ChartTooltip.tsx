@@ -1,16 +1,19 @@
 "use client";
 
 import type { ReactNode } from "react";
+import "@/components/charts/chart.css";
 
 export interface TooltipState {
   clientX: number;
   clientY: number;
+  /** rows of a chart, or plain text (newlines kept) */
   content: ReactNode;
 }
 
 /**
- * Floating tooltip near the cursor (12 px right/below; flips left near the right edge,
- * stays above the bottom edge). Ignores the pointer so it never steals hover.
+ * The one floating tooltip of every chart and strip: 12 px right of and below the cursor,
+ * flipped left near the right edge and above near the bottom. Ignores the pointer so it
+ * never steals hover.
  */
 export function ChartTooltip({ tip }: { tip: TooltipState | null }) {
   if (!tip) return null;

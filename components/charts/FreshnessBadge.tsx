@@ -6,7 +6,7 @@
  * (finished run), offline (the server stopped answering), waiting (no data yet).
  */
 import { useEffect, useState } from "react";
-import { formatClock, formatDateTime, formatDuration } from "@/lib/charts/format";
+import { formatClock, formatDateTime, formatDuration } from "@/lib/charts/core/format";
 import { freshness } from "@/lib/charts/freshness";
 
 export function FreshnessBadge({ mode, t1, failing, error }: { mode: string | undefined; t1: number | null | undefined; failing: boolean; error?: string | null }) {

@@ -7,26 +7,19 @@
  * every chart; the legend hides/solos engines in all charts at once (kept in the URL).
  */
 import { useMemo, useState } from "react";
-import type { Range, Zoom } from "@/lib/charts/drag-zoom";
-import { formatClock, formatElapsed, formatTickUnit, formatValueUnit } from "@/lib/charts/format";
+import type { Range, Zoom } from "@/lib/charts/core/range";
+import { formatClock, formatElapsed, formatTickUnit, formatValueUnit } from "@/lib/charts/core/format";
 import { describeMetric } from "@/lib/charts/metric-catalog";
 import { seriesColor } from "@/lib/charts/palette";
-import { engineLabels, mergeEngineOrder, niceTicks, prepareEngineChart, stripScheme } from "@/lib/charts/prepare-line";
+import { ticksFrom } from "@/lib/charts/core/ticks";
+import { engineLabels, mergeEngineOrder, prepareEngineChart, stripScheme } from "@/lib/charts/prepare-line";
 import { ApiClientError } from "@/lib/client/fetcher";
 import { useEngineCharts } from "@/lib/client/telemetry-queries";
-import { LineChart } from "@/components/charts/LineChart";
+import { CanvasChart } from "@/components/charts/CanvasChart";
 import { useThemeName } from "@/components/charts/use-chart-theme";
 
 function errText(e: unknown): string {
   return e instanceof ApiClientError ? e.message : e instanceof Error ? e.message : String(e);
-}
-
-/** Time ticks: nice steps of seconds relative to the origin. */
-function timeTicksFrom(origin: number) {
-  return (domain: [number, number], count: number) => {
-    const rel = niceTicks([domain[0] - origin, domain[1] - origin], count);
-    return rel.map((r) => r + origin);
-  };
 }
 
 export function EngineGrid(props: {
@@ -51,7 +44,7 @@ export function EngineGrid(props: {
   const order = useMemo(() => mergeEngineOrder([], labelsKey.split("\n").filter(Boolean)), [labelsKey]);
   const hidden = useMemo(() => new Set(props.hidden), [props.hidden]);
   const origin = props.t0 ?? 0;
-  const ticks = useMemo(() => timeTicksFrom(origin), [origin]);
+  const ticks = useMemo(() => ticksFrom(origin), [origin]);
   const anyLoading = results.some((r) => r.isPending);
 
   return (
@@ -119,7 +112,7 @@ function EngineCard(props: {
   hidden: ReadonlySet<string>;
   theme: ReturnType<typeof useThemeName>;
   origin: number;
-  ticks: (d: [number, number], c: number) => number[];
+  ticks: (d: Range, c: number) => number[];
   zoom: Zoom;
   onZoom: (key: string, z: Zoom) => void;
   hoverX: number | null;
@@ -148,7 +141,7 @@ function EngineCard(props: {
         </p>
       ) : null}
       {props.error && data ? <p className="chart-status warn-text">refresh failed: {props.error} (showing last data)</p> : null}
-      <LineChart
+      <CanvasChart
         model={model}
         zoom={props.zoom}
         onZoom={zoomCb}

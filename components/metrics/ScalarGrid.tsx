@@ -8,13 +8,14 @@
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import type { MetricPoints } from "@/lib/charts/api-shapes";
-import type { Range, Zoom } from "@/lib/charts/drag-zoom";
-import { formatTickUnit, formatValueUnit } from "@/lib/charts/format";
+import type { Range, Zoom } from "@/lib/charts/core/range";
+import { formatTickUnit, formatValueUnit } from "@/lib/charts/core/format";
 import { describeMetric, groupByAxis } from "@/lib/charts/metric-catalog";
-import { prepareScalarChart, stepTicks } from "@/lib/charts/prepare-line";
+import { stepTicks } from "@/lib/charts/core/ticks";
+import { prepareScalarChart } from "@/lib/charts/prepare-line";
 import { ApiClientError } from "@/lib/client/fetcher";
 import { useMetricGroups } from "@/lib/client/telemetry-queries";
-import { LineChart } from "@/components/charts/LineChart";
+import { CanvasChart } from "@/components/charts/CanvasChart";
 import { useChartTheme } from "@/components/charts/use-chart-theme";
 import type { MetricsNav } from "@/components/metrics/MetricsView";
 
@@ -118,7 +119,7 @@ function MetricCard(props: {
       ) : null}
       {props.error && points ? <p className="chart-status warn-text">refresh failed: {props.error} (showing last data)</p> : null}
       {model.nonNumeric > 0 ? <p className="chart-status muted">{model.nonNumeric} non-numeric value(s) shown as gaps</p> : null}
-      <LineChart
+      <CanvasChart
         model={model}
         zoom={props.zoom}
         onZoom={zoomCb}
@@ -130,11 +131,11 @@ function MetricCard(props: {
         hoverX={props.hoverX}
         onHoverX={props.onHoverX}
         markX={props.step}
-        isClickable={clickable ? (x) => nav.stepHref(axis, x) !== null : () => false}
+        isClickable={clickable ? (h) => nav.stepHref(axis, h.x) !== null : () => false}
         onPointClick={
           clickable
-            ? (x) => {
-                const href = nav.stepHref(axis, x);
+            ? (h) => {
+                const href = nav.stepHref(axis, h.x);
                 if (href) router.push(href);
               }
             : undefined

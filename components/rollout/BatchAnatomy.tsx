@@ -23,12 +23,11 @@ import {
   type AnatomySort,
   type View,
 } from "@/lib/rollout-view/anatomy";
-import { formatElapsed } from "@/lib/rollout-view/format";
+import { formatElapsed } from "@/lib/charts/core/format";
 import { markPainted, prepareCanvas } from "@/components/charts/canvas";
-import { MONO_FONT, readThemeColors } from "./canvas";
-import { useThemeName } from "@/components/charts/use-chart-theme";
+import { useChartTheme } from "@/components/charts/use-chart-theme";
 import { useElementWidth } from "@/components/charts/use-element-width";
-import { Tooltip, type TooltipState } from "./Tooltip";
+import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
 
 export interface BatchAnatomyProps {
   model: AnatomyModel;
@@ -43,7 +42,7 @@ export function BatchAnatomy({ model, single = false, sort = "submit", onSort, o
   const wrapRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const width = useElementWidth(wrapRef);
-  const theme = useThemeName();
+  const theme = useChartTheme();
   const dens = useMemo(() => anatomyDensity(model.rows.length), [model.rows.length]);
   const [viewState, setView] = useState<{ span: number; view: View }>({ span: model.span, view: [0, model.span] });
   // A new model (another step) starts unzoomed.
@@ -60,10 +59,10 @@ export function BatchAnatomy({ model, single = false, sort = "submit", onSort, o
     if (!canvas) return;
     const ctx = prepareCanvas(canvas, width, dens.height);
     if (!ctx) return;
-    const c = readThemeColors(canvas);
+    const c = theme;
     const queue = c.dark ? "#3b362e" : "#efe8dc";
     const X = (t: number) => dens.left + ((t - view[0]) / (view[1] - view[0])) * plotW;
-    ctx.font = `10.5px ${MONO_FONT}`;
+    ctx.font = `10.5px ${c.mono}`;
     ctx.textBaseline = "middle";
     // time ticks and faint grid
     const { ticks } = timeTicks(view);
@@ -160,7 +159,7 @@ export function BatchAnatomy({ model, single = false, sort = "submit", onSort, o
     if (panning) return;
     const h = hit(e);
     const row = model.rows[h.row];
-    setHover(row ? { row: h.row, tip: { x: e.clientX, y: e.clientY, text: anatomyTooltip(row, h.t) + (single || !onOpen ? "" : "\nclick to open") } } : null);
+    setHover(row ? { row: h.row, tip: { clientX: e.clientX, clientY: e.clientY, content: anatomyTooltip(row, h.t) + (single || !onOpen ? "" : "\nclick to open") } } : null);
   };
 
   const onDown = (e: ReactMouseEvent) => {
@@ -269,7 +268,7 @@ export function BatchAnatomy({ model, single = false, sort = "submit", onSort, o
           ) : null}
         </span>
       </div>
-      <Tooltip tip={hover?.tip ?? null} />
+      <ChartTooltip tip={hover?.tip ?? null} />
     </div>
   );
 }

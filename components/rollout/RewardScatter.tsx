@@ -4,10 +4,10 @@
  * the sample; drag to zoom; "filter table to box" turns the zoom box into table filters.
  */
 import { useMemo, useState } from "react";
-import { NO_ZOOM, type Zoom } from "@/lib/rollout-view/chart";
+import { NO_ZOOM, type Zoom } from "@/lib/charts/core/range";
 import { numericColumns, prepareScatter } from "@/lib/rollout-view/scatter";
 import type { SummaryRow } from "@/lib/rollout-view/types";
-import { ZoomChart } from "./ZoomChart";
+import { CanvasChart } from "@/components/charts/CanvasChart";
 
 export interface RewardScatterProps {
   rows: SummaryRow[];
@@ -71,12 +71,13 @@ export function RewardScatter({ rows, columns, defaultY, x, y, onAxes, onOpen, o
           </button>
         ) : null}
       </div>
-      <ZoomChart
+      <CanvasChart
         model={sc.model}
         zoom={zoom}
         onZoom={(z) => setZoom({ key, zoom: z })}
         height={260}
-        onPointClick={(i) => onOpen(sc.ids[i]!)}
+        onPointClick={(hit) => onOpen(sc.ids[hit.i]!)}
+        resetButton
         label={`Scatter of ${yCol} against ${xCol}, ${sc.ids.length} samples`}
       />
     </section>

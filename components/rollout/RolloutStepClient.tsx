@@ -26,7 +26,7 @@ import { RewardScatter } from "./RewardScatter";
 import { dataColumns } from "./rollout-columns";
 import { StatGrid } from "./StatGrid";
 import { StepNav } from "./StepNav";
-import { useUrlState } from "./use-url-state";
+import { useUrlState } from "@/components/charts/use-url-state";
 
 export interface RolloutStepClientProps {
   runId: string;

@@ -6,9 +6,10 @@
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { usePrefetchStep } from "@/lib/client/rollout-queries";
 import { stepHref, stepPosition } from "@/lib/rollout-view/nav";
+import { useShortcuts } from "@/components/charts/use-shortcuts";
 
 export interface StepNavProps {
   runId: string;
@@ -18,8 +19,6 @@ export interface StepNavProps {
   /** Query string carried over to the neighbouring steps (tab, sort, filters…). */
   carry: string;
 }
-
-const typing = (el: EventTarget | null) => el instanceof HTMLElement && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 
 export function StepNav({ runId, step, evaluation, ids, carry }: StepNavProps) {
   const router = useRouter();
@@ -31,17 +30,12 @@ export function StepNav({ runId, step, evaluation, ids, carry }: StepNavProps) {
   const href = (s: number) => stepHref(runId, s, evaluation, carry);
 
   // `[` and `]` anywhere on the page (not while typing) go to the previous / next step.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target)) return;
-      const target = e.key === "[" ? pos.prev : e.key === "]" ? pos.next : null;
-      if (target === null) return;
-      e.preventDefault();
-      router.push(stepHref(runId, target, evaluation, carry));
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [pos.prev, pos.next, router, runId, evaluation, carry]);
+  useShortcuts((e) => {
+    const target = e.key === "[" ? pos.prev : e.key === "]" ? pos.next : null;
+    if (target === null) return false;
+    router.push(stepHref(runId, target, evaluation, carry));
+    return true;
+  });
 
   const jump = () => {
     const n = Number(text.trim());

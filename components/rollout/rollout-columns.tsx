@@ -5,7 +5,7 @@ import { Link } from "@/components/shell/Link";
 import { Fragment } from "react";
 import { COLUMN_HINTS } from "@/lib/rollout-view/columns";
 import { matchesFilter } from "@/lib/rollout-view/filter";
-import { formatCell } from "@/lib/rollout-view/format";
+import { formatValue } from "@/lib/charts/core/format";
 import type { Cell } from "@/lib/rollout-view/types";
 
 type AnyRow = Record<string, Cell>;
@@ -47,7 +47,7 @@ export function dataColumns<R extends AnyRow>(ids: readonly string[], opts: { li
     size: size(id),
     meta: { hint: COLUMN_HINTS[id], align: i === 0 || TEXT_COLUMNS.has(id) ? "left" : "right" },
     cell: (ctx) => {
-      const text = formatCell(ctx.row.original[id]);
+      const text = formatValue(ctx.row.original[id]);
       if (i === 0 && opts.linkFirst)
         return (
           <Link href={opts.linkFirst(ctx.row.original)} onClick={(e) => e.stopPropagation()} prefetch={false}>

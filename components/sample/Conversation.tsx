@@ -7,7 +7,7 @@
  */
 import { useState } from "react";
 import type { ConvBlock, ConvCard } from "@/lib/rollout-view/conversation";
-import { formatCell } from "@/lib/rollout-view/format";
+import { formatValue } from "@/lib/charts/core/format";
 import { rangeMean, type StatScale, type TokenModel, type TurnAlignment } from "@/lib/rollout-view/tokens";
 import { TurnStrip } from "./TurnStrip";
 
@@ -105,7 +105,7 @@ export function Conversation({ cards, tokens, alignment, scale, metricsOn, onMet
               {range && tokens ? (
                 <div className="sv-turnmetrics">
                   <span className="muted">
-                    tokens {range[0]}–{range[1]} ({range[1] - range[0]}){scale ? ` · mean ${scale.stat} ${formatCell(mean)}` : ""}
+                    tokens {range[0]}–{range[1]} ({range[1] - range[0]}){scale ? ` · mean ${scale.stat} ${formatValue(mean)}` : ""}
                   </span>
                   <TurnStrip model={tokens} range={range} scale={scale} onOpen={() => onOpenRange(range)} label={`${scale?.stat ?? ""} per token of message ${c.index}`} />
                 </div>
@@ -122,7 +122,7 @@ export function Conversation({ cards, tokens, alignment, scale, metricsOn, onMet
             <div className="sv-turnmetrics">
               <span className="muted">
                 tokens {respRange[0]}–{respRange[1]}
-                {scale ? ` · mean ${scale.stat} ${formatCell(rangeMean(tokens, scale.stat, respRange))}` : ""}
+                {scale ? ` · mean ${scale.stat} ${formatValue(rangeMean(tokens, scale.stat, respRange))}` : ""}
               </span>
               <TurnStrip model={tokens} range={respRange} scale={scale} onOpen={() => onOpenRange(respRange)} label="per-token metric of the whole response" />
             </div>

@@ -6,26 +6,19 @@
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
-import { useEffect } from "react";
-import { formatCell } from "@/lib/rollout-view/format";
+import { formatValue } from "@/lib/charts/core/format";
 import { sampleHref, type GroupSiblings } from "@/lib/rollout-view/nav";
-
-const typing = (el: EventTarget | null) => el instanceof HTMLElement && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+import { useShortcuts } from "@/components/charts/use-shortcuts";
 
 export function GroupNav({ runId, step, evaluation, sampleIndex, group, carry }: { runId: string; step: number; evaluation: boolean; sampleIndex: number; group: GroupSiblings; carry: string }) {
   const router = useRouter();
   const href = (i: number) => sampleHref(runId, step, i, evaluation, carry);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target)) return;
-      const target = e.key === "[" ? group.prev : e.key === "]" ? group.next : null;
-      if (target === null) return;
-      e.preventDefault();
-      router.push(sampleHref(runId, step, target, evaluation, carry));
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [group.prev, group.next, router, runId, step, evaluation, carry]);
+  useShortcuts((e) => {
+    const target = e.key === "[" ? group.prev : e.key === "]" ? group.next : null;
+    if (target === null) return false;
+    router.push(sampleHref(runId, step, target, evaluation, carry));
+    return true;
+  });
 
   if (group.siblings.length < 2) return null;
   return (
@@ -64,7 +57,7 @@ export function GroupNav({ runId, step, evaluation, sampleIndex, group, carry }:
             aria-current={s.sampleIndex === sampleIndex ? "page" : undefined}
             title={`${s.status ?? ""}${s.truncated ? " · truncated" : ""}${s.responseLength !== null ? ` · ${s.responseLength} response tokens` : ""}`}
           >
-            s{s.sampleIndex} <span className="muted">r={formatCell(s.reward)}</span>
+            s{s.sampleIndex} <span className="muted">r={formatValue(s.reward)}</span>
           </Link>
         ))}
       </div>

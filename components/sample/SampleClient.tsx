@@ -10,16 +10,17 @@ import { Link } from "@/components/shell/Link";
 import { useMemo } from "react";
 import { preloadData } from "@/lib/client/preload";
 import { rolloutUrls, useRolloutSummary, useSampleMessages, useSampleTokens, useTrajectories } from "@/lib/client/rollout-queries";
-import type { Range } from "@/lib/rollout-view/chart";
+import type { Range } from "@/lib/charts/core/range";
 import { prepareAnatomy } from "@/lib/rollout-view/anatomy";
 import { prepareConversation } from "@/lib/rollout-view/conversation";
-import { formatCell, formatVersions } from "@/lib/rollout-view/format";
+import { formatValue } from "@/lib/charts/core/format";
+import { formatVersions } from "@/lib/rollout-view/format";
 import { groupSiblings, stepHref } from "@/lib/rollout-view/nav";
 import { alignTurns, defaultStat, prepareTokens, statScale, TOKEN_PAGE } from "@/lib/rollout-view/tokens";
 import type { TokenStat } from "@/lib/rollout-view/types";
 import { BatchAnatomy } from "@/components/rollout/BatchAnatomy";
 import { isNotFound, QueryError } from "@/components/rollout/QueryError";
-import { useUrlState } from "@/components/rollout/use-url-state";
+import { useUrlState } from "@/components/charts/use-url-state";
 import { Conversation } from "./Conversation";
 import { GroupNav } from "./GroupNav";
 import { TokensPane } from "./TokensPane";
@@ -87,16 +88,16 @@ export function SampleClient({ runId, step, evaluation, sampleIndex }: SampleCli
   const status = (typeof msgs.data?.status === "string" ? msgs.data.status : null) ?? (typeof row?.status === "string" ? row.status : null);
   const chips: [string, string][] = [];
   if (status) chips.push(["status", status]);
-  if (reward !== null && typeof reward !== "object") chips.push(["reward", formatCell(reward)]);
+  if (reward !== null && typeof reward !== "object") chips.push(["reward", formatValue(reward)]);
   if (row) {
     if (row.truncated === true) chips.push(["", "truncated"]);
     if (row.remove_sample === true) chips.push(["", "removed from training"]);
     const v = formatVersions(row);
     if (v) chips.push(["", v]);
-    chips.push(["response", `${formatCell(row.response_length)} tok`]);
-    if (row.turns !== null) chips.push(["turns", formatCell(row.turns)]);
-    if (row.tool_calls !== null && row.tool_calls !== undefined) chips.push(["tool results", formatCell(row.tool_calls)]);
-    if (row.mean_imp_ratio !== null && row.mean_imp_ratio !== undefined) chips.push(["mean imp_ratio", formatCell(row.mean_imp_ratio)]);
+    chips.push(["response", `${formatValue(row.response_length)} tok`]);
+    if (row.turns !== null) chips.push(["turns", formatValue(row.turns)]);
+    if (row.tool_calls !== null && row.tool_calls !== undefined) chips.push(["tool results", formatValue(row.tool_calls)]);
+    if (row.mean_imp_ratio !== null && row.mean_imp_ratio !== undefined) chips.push(["mean imp_ratio", formatValue(row.mean_imp_ratio)]);
   }
 
   const tokensPane = (

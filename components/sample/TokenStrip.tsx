@@ -8,11 +8,11 @@
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from "react";
-import type { Range } from "@/lib/rollout-view/chart";
+import type { Range } from "@/lib/charts/core/range";
 import { layoutLines, statColor, tokenTooltip, type StatScale, type TokenModel } from "@/lib/rollout-view/tokens";
 import { useElementWidth } from "@/components/charts/use-element-width";
-import { MONO_FONT } from "@/components/rollout/canvas";
-import { Tooltip, type TooltipState } from "@/components/rollout/Tooltip";
+import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
+import { MONO_FONT } from "@/components/charts/use-chart-theme";
 
 const LINE_H = 25;
 const FONT = `13px ${MONO_FONT}`;
@@ -86,7 +86,7 @@ export function TokenStrip({ model, scale, highlight, onHover }: TokenStripProps
       return;
     }
     const i = Number(el.dataset.i);
-    setTip({ x: e.clientX, y: e.clientY, text: tokenTooltip(model, i) });
+    setTip({ clientX: e.clientX, clientY: e.clientY, content: tokenTooltip(model, i) });
     onHover?.(model.start + i);
   };
 
@@ -128,7 +128,7 @@ export function TokenStrip({ model, scale, highlight, onHover }: TokenStripProps
           })}
         </div>
       </div>
-      <Tooltip tip={tip} />
+      <ChartTooltip tip={tip} />
     </div>
   );
 }

@@ -6,11 +6,11 @@
  * scrolled into view. Colour and metric changes are local (no refetch).
  */
 import { useEffect, useMemo, useState } from "react";
-import type { Range, Zoom } from "@/lib/rollout-view/chart";
+import type { Range, Zoom } from "@/lib/charts/core/range";
 import { prepareTokenChart, TOKEN_PAGE, type StatScale, type TokenModel } from "@/lib/rollout-view/tokens";
 import type { TokenStat } from "@/lib/rollout-view/types";
+import { CanvasChart } from "@/components/charts/CanvasChart";
 import { QueryError } from "@/components/rollout/QueryError";
-import { ZoomChart } from "@/components/rollout/ZoomChart";
 import { StatLegend } from "./StatLegend";
 import { TokenStrip } from "./TokenStrip";
 
@@ -120,14 +120,15 @@ export function TokensPane(p: TokensPaneProps) {
           <span className="muted rv-hint">drag = zoom to token range (highlights the strip) · double-click = reset</span>
         </div>
         {chart ? (
-          <ZoomChart
+          <CanvasChart
             model={chart}
             zoom={zoom}
             onZoom={(z) => {
               setYZoom({ metric: p.metric, y: z.y });
               if (z.x !== p.range) p.onRange(z.x);
             }}
-            marker={hoverPos}
+            markX={hoverPos}
+            resetButton
             label={`${p.metric ?? ""} per token position`}
           />
         ) : (

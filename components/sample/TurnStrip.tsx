@@ -6,16 +6,15 @@
 import { useEffect, useRef, useState } from "react";
 import { statColor, tokenTooltip, type StatScale, type TokenModel } from "@/lib/rollout-view/tokens";
 import { prepareCanvas } from "@/components/charts/canvas";
-import { useThemeName } from "@/components/charts/use-chart-theme";
+import { useChartTheme } from "@/components/charts/use-chart-theme";
 import { useElementWidth } from "@/components/charts/use-element-width";
-import { readThemeColors } from "@/components/rollout/canvas";
-import { Tooltip, type TooltipState } from "@/components/rollout/Tooltip";
+import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
 
 export function TurnStrip({ model, range, scale, onOpen, label }: { model: TokenModel; range: readonly [number, number]; scale: StatScale | null; onOpen: () => void; label: string }) {
   const wrapRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const width = useElementWidth(wrapRef, 600);
-  const theme = useThemeName();
+  const theme = useChartTheme();
   const [tip, setTip] = useState<TooltipState | null>(null);
   const a = Math.max(range[0], model.start);
   const b = Math.min(range[1], model.end);
@@ -28,7 +27,7 @@ export function TurnStrip({ model, range, scale, onOpen, label }: { model: Token
     if (!canvas) return;
     const ctx = prepareCanvas(canvas, width, H);
     if (!ctx || !n) return;
-    const c = readThemeColors(canvas);
+    const c = theme;
     const col = scale ? model.stats[scale.stat] : undefined;
     const w = width / n;
     ctx.fillStyle = c.panel2;
@@ -57,12 +56,12 @@ export function TurnStrip({ model, range, scale, onOpen, label }: { model: Token
         onMouseMove={(e) => {
           const r = e.currentTarget.getBoundingClientRect();
           const p = a + Math.floor(((e.clientX - r.left) / r.width) * n);
-          setTip(p >= a && p < b ? { x: e.clientX, y: e.clientY, text: `${tokenTooltip(model, p - model.start)}\nclick = open in the Tokens tab` } : null);
+          setTip(p >= a && p < b ? { clientX: e.clientX, clientY: e.clientY, content: `${tokenTooltip(model, p - model.start)}\nclick = open in the Tokens tab` } : null);
         }}
         onMouseLeave={() => setTip(null)}
         onClick={onOpen}
       />
-      <Tooltip tip={tip} />
+      <ChartTooltip tip={tip} />
     </div>
   );
 }

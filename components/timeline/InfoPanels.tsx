@@ -6,7 +6,7 @@
  */
 import { Link } from "@/components/shell/Link";
 import type { Advisory, Mfu, MetricPoints } from "@/lib/charts/api-shapes";
-import { formatPercent } from "@/lib/charts/format";
+import { formatPercent } from "@/lib/charts/core/format";
 import { isHatchedPhase, isKnownPhase, laneColors, phaseColor, type ThemeName } from "@/lib/charts/palette";
 
 function Sparkline({ points }: { points: MetricPoints | undefined }) {

@@ -12,7 +12,7 @@
 import { AxisTop } from "@visx/axis";
 import { scaleLinear } from "@visx/scale";
 import { memo, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
-import { formatClock, formatElapsed, formatValue } from "@/lib/charts/format";
+import { formatClock, formatElapsed, formatValue } from "@/lib/charts/core/format";
 import { gpuSampleAt, overlayAt, phasesAt, processesAt, type LaneRow, type LanesModel, type ProcessTrack } from "@/lib/charts/prepare-lanes";
 import { latestViewport, panBy, tickStep, ticksWithStep, timeTicks, wheelFactor, zoomAround, type Viewport } from "@/lib/charts/timeline-viewport";
 import { markPainted, prepareCanvas } from "@/components/charts/canvas";

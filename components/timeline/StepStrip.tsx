@@ -8,7 +8,7 @@
  */
 import { Link } from "@/components/shell/Link";
 import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
-import { formatDuration, formatPercent } from "@/lib/charts/format";
+import { formatDuration, formatPercent } from "@/lib/charts/core/format";
 import { laneColors } from "@/lib/charts/palette";
 import { stepAt, stepsInView, waitAlpha, type StepSpan } from "@/lib/charts/prepare-bubbles";
 import { prepareCanvas } from "@/components/charts/canvas";

@@ -14,7 +14,7 @@ import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Meta, TopologyResponse } from "@/lib/charts/api-shapes";
-import { formatCompact } from "@/lib/charts/format";
+import { formatCompact } from "@/lib/charts/core/format";
 import {
   brushToggle,
   capLanes,
@@ -59,7 +59,7 @@ import {
 } from "@/lib/client/telemetry-queries";
 import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
 import { useThemeName } from "@/components/charts/use-chart-theme";
-import { currentParams, useUrlState, type HistoryMode } from "@/components/charts/use-url";
+import { currentParams, useUrlState, type HistoryMode } from "@/components/charts/use-url-state";
 import { Carpet } from "@/components/timeline/Carpet";
 import { FleetOverview } from "@/components/timeline/FleetOverview";
 import { AdvisoryPanel, Legend, MfuTile } from "@/components/timeline/InfoPanels";

@@ -4,7 +4,7 @@
  * vertical time grid. All data decisions were made in lib/charts/prepare-lanes.ts; this
  * only maps time → pixels for the current viewport and strokes.
  */
-import { columnEnvelope, reduceM4 } from "@/lib/charts/decimate";
+import { columnEnvelope, reduceM4 } from "@/lib/charts/core/envelope";
 import { isHatchedPhase, laneColors, phaseColor } from "@/lib/charts/palette";
 import type { LaneRow, LanesModel } from "@/lib/charts/prepare-lanes";
 import type { Viewport } from "@/lib/charts/timeline-viewport";

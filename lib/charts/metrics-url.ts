@@ -4,7 +4,8 @@
  *   dp=1 (split by dp rank)  hide=<engine>,<engine>  step=12 (step cursor)
  * Unknown params are kept untouched.
  */
-import { decodeRange, encodeRange, readableQuery, type Range } from "@/lib/charts/drag-zoom";
+import type { Range } from "@/lib/charts/core/range";
+import { decodeRange, encodeRange, readableQuery } from "@/lib/charts/core/url";
 
 export interface MetricsUrlState {
   category: string | null;

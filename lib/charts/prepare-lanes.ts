@@ -16,7 +16,7 @@ import type {
   TopologyLane,
   TopologyWindow,
 } from "@/lib/charts/api-shapes";
-import { lowerBound, nearestIndex } from "@/lib/charts/decimate";
+import { lowerBound, nearestIndex } from "@/lib/charts/core/envelope";
 import { compareLabels } from "@/lib/charts/prepare-line";
 
 export interface PhaseTrack {

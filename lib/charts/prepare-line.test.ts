@@ -6,10 +6,8 @@ import {
   mergeEngineOrder,
   prepareEngineChart,
   prepareScalarChart,
-  stepTicks,
-  xDomain,
-  yDomain,
 } from "@/lib/charts/prepare-line";
+import { xDomain, yDomain } from "@/lib/charts/core/bounds";
 
 describe("prepareScalarChart", () => {
   it("keeps missing and non-numeric values as gaps, never zeros", () => {
@@ -44,22 +42,18 @@ describe("prepareScalarChart", () => {
     const m = prepareScalarChart("rollout/rewards_mean", body["rollout/rewards_mean"], "#d55816");
     expect(Array.from(m.series[0]!.x)).toEqual([0, 1, 2]);
     expect(m.xExtent).toEqual([0, 2]);
-    const d = yDomain(m.series, 0, 2)!;
+    const d = yDomain(m, [0, 2])!;
     expect(d[0]).toBeCloseTo(0.392, 9);
     expect(d[1]).toBeCloseTo(0.508, 9);
     expect(prepareScalarChart("perf/wait_time_ratio", body["perf/wait_time_ratio"], "#000").unit).toBe("fraction");
   });
 });
 
-describe("domains and ticks", () => {
+describe("domains", () => {
   it("widens a single value and a single step", () => {
     const m = prepareScalarChart("k", { x: [3], y: [0], ts: [] }, "#000");
-    expect(yDomain(m.series, 0, 10)).toEqual([-0.5, 0.5]);
-    expect(xDomain(m.xExtent, "step")).toEqual([2.5, 3.5]);
-  });
-  it("only puts ticks on whole steps", () => {
-    expect(stepTicks([0, 2], 8)).toEqual([0, 1, 2]);
-    expect(stepTicks([0.2, 0.8], 8)).toEqual([]);
+    expect(yDomain(m, [0, 10])).toEqual([-0.5, 0.5]);
+    expect(xDomain(m)).toEqual([2.5, 3.5]);
   });
 });
 
@@ -81,7 +75,7 @@ describe("engine charts", () => {
     const m = prepareEngineChart("sglang_num_running_reqs", resp, order, new Set(["http://10.0.0.1:15004 dp1"]), "light");
     expect(m.series.map((s) => s.label)).toEqual(["10.0.0.1:15000 dp0"]);
     expect(m.series[0]!.color).toBe("#2a78d6");
-    expect(yDomain(m.series, 0, 10)).toEqual([0.5, 1.5]);
+    expect(yDomain(m, [0, 10])).toEqual([0.5, 1.5]);
     expect(m.xExtent).toEqual([1, 2]);
   });
 });

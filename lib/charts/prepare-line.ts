@@ -1,31 +1,17 @@
 /**
- * Preparers for the Metrics view's line charts: API payloads → one LineModel with
- * columnar Float64Array series (NaN = gap, never zero), stable colours, a unit-aware
- * formatter and the data signature that decides whether a chart repaints.
+ * Preparers for the Metrics view's line charts: API payloads → the core chart model
+ * (lib/charts/core/model.ts) with columnar Float64Array series (NaN = gap, never zero),
+ * stable colours, the metric's unit and the data signature that decides whether a chart
+ * repaints.
  */
-import { scaleLinear } from "@visx/scale";
 import type { EngineSeriesResponse, EngineSeriesItem, MetricPoints } from "@/lib/charts/api-shapes";
-import { yExtentInWindow } from "@/lib/charts/decimate";
-import { unitForKey, type ValueUnit } from "@/lib/charts/format";
+import { unitForKey, type ValueUnit } from "@/lib/charts/core/format";
+import { chartModel, type ChartModel, type ChartSeries } from "@/lib/charts/core/model";
 import { seriesColor, type ThemeName } from "@/lib/charts/palette";
 
-export interface XYSeries {
-  id: string;
-  label: string;
-  color: string;
-  x: Float64Array;
-  y: Float64Array;
-}
-
-export interface LineModel {
+export interface LineModel extends ChartModel {
   key: string;
-  series: XYSeries[];
-  /** [min x, max x] over every series (hidden ones included, so zoom origins stay put) */
-  xExtent: [number, number] | null;
   unit: ValueUnit;
-  xKind: "step" | "time";
-  /** finite points over all series */
-  points: number;
   /** values that were not numbers (strings) and are drawn as gaps */
   nonNumeric: number;
   /** `<count>:<last x>:<last y>` per series; equal signature ⇒ nothing to repaint */
@@ -69,33 +55,14 @@ function columns(xs: readonly (number | null)[], ys: readonly unknown[]): { x: F
   return { x, y, nonNumeric };
 }
 
-function seriesSignature(s: XYSeries): string {
+function seriesSignature(s: ChartSeries): string {
   const n = s.x.length;
   if (n === 0) return `${s.id}:0`;
   return `${s.id}:${n}:${s.x[n - 1]}:${s.y[n - 1]}`;
 }
 
-function finishModel(key: string, series: XYSeries[], unit: ValueUnit, xKind: LineModel["xKind"], nonNumeric: number): LineModel {
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = Number.NEGATIVE_INFINITY;
-  let points = 0;
-  for (const s of series) {
-    if (s.x.length > 0) {
-      lo = Math.min(lo, s.x[0]!);
-      hi = Math.max(hi, s.x[s.x.length - 1]!);
-    }
-    for (let i = 0; i < s.y.length; i++) if (Number.isFinite(s.y[i]!)) points++;
-  }
-  return {
-    key,
-    series,
-    xExtent: lo <= hi ? [lo, hi] : null,
-    unit,
-    xKind,
-    points,
-    nonNumeric,
-    signature: series.map(seriesSignature).join("|"),
-  };
+function finishModel(key: string, series: ChartSeries[], unit: ValueUnit, xKind: "step" | "time", nonNumeric: number, extentOnly: ChartSeries[] = []): LineModel {
+  return { ...chartModel("line", series, { xKind, extentOnly }), key, unit, nonNumeric, signature: series.map(seriesSignature).join("|") };
 }
 
 /** A scalar metric (one accent line on a step axis). */
@@ -145,67 +112,20 @@ export function prepareEngineChart(
   hidden: ReadonlySet<string>,
   theme: ThemeName,
 ): LineModel {
-  const series: XYSeries[] = [];
-  const extentOnly: XYSeries[] = [];
+  const series: ChartSeries[] = [];
+  const extentOnly: ChartSeries[] = [];
   for (const item of resp?.series ?? []) {
     const label = engineLabel(item);
     const { x, y } = columns(item.ts, item.value);
     const i = order.indexOf(label);
-    const s: XYSeries = { id: label, label: stripScheme(label), color: seriesColor(i < 0 ? order.length : i, theme), x, y };
+    const s: ChartSeries = { id: label, label: stripScheme(label), color: seriesColor(i < 0 ? order.length : i, theme), x, y };
     if (hidden.has(label)) extentOnly.push(s);
     else series.push(s);
   }
-  const model = finishModel(metric, series, unitForKey(metric), "time", 0);
   // x origin includes hidden engines so the axis does not jump when one is hidden
-  const all = finishModel(metric, [...series, ...extentOnly], model.unit, "time", 0);
-  return { ...model, xExtent: all.xExtent };
+  return finishModel(metric, series, unitForKey(metric), "time", 0, extentOnly);
 }
 
 export function engineLabels(resp: EngineSeriesResponse | undefined): string[] {
   return (resp?.series ?? []).map(engineLabel);
-}
-
-/**
- * y-domain over the visible window: min..max with 8% padding; a flat series is widened
- * (±0.5, or ±5% of its magnitude for large values) so it sits mid-chart.
- */
-export function yDomain(series: readonly XYSeries[], x0: number, x1: number, pad = 0.08): [number, number] | null {
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = Number.NEGATIVE_INFINITY;
-  for (const s of series) {
-    const e = yExtentInWindow(s.x, s.y, x0, x1);
-    if (!e) continue;
-    lo = Math.min(lo, e[0]);
-    hi = Math.max(hi, e[1]);
-  }
-  if (!(lo <= hi)) return null;
-  if (hi === lo) {
-    const w = Math.abs(lo) > 10 ? Math.abs(lo) * 0.05 : 0.5;
-    return [lo - w, hi + w];
-  }
-  const p = (hi - lo) * pad;
-  return [lo - p, hi + p];
-}
-
-/** x-domain for a data extent; a single point gets ±0.5 (steps) or ±30 s (time). */
-export function xDomain(extent: [number, number] | null, kind: LineModel["xKind"]): [number, number] | null {
-  if (!extent) return null;
-  if (extent[0] === extent[1]) {
-    const w = kind === "time" ? 30 : 0.5;
-    return [extent[0] - w, extent[1] + w];
-  }
-  return extent;
-}
-
-/** "Nice" tick values (1/2/5 × 10^k) inside a domain. */
-export function niceTicks(domain: [number, number], count: number): number[] {
-  return scaleLinear<number>({ domain, range: [0, 1] }).ticks(count);
-}
-
-/** Integer-only ticks for step axes (no "0.5" steps). */
-export function stepTicks(domain: [number, number], count: number): number[] {
-  const t = niceTicks(domain, count).filter((v) => Number.isInteger(v));
-  if (t.length > 0) return t;
-  const mid = Math.round((domain[0] + domain[1]) / 2);
-  return mid >= domain[0] && mid <= domain[1] ? [mid] : [];
 }

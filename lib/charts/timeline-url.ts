@@ -5,7 +5,7 @@
  *   mem=1  abs=1 (wall clock)  utc=1  carpet=util|phase|mem_mb|power_w|lifecycle
  *   step=<n> (the step picked in the bubble strip)
  */
-import { decodeRange, encodeRange, readableQuery } from "@/lib/charts/drag-zoom";
+import { decodeRange, encodeRange, readableQuery } from "@/lib/charts/core/url";
 import { isCarpetMetric, type CarpetMetric } from "@/lib/charts/prepare-carpet";
 import type { Viewport } from "@/lib/charts/timeline-viewport";
 

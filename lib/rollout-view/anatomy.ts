@@ -4,7 +4,7 @@
  * Everything here is pure: layout, ordering, zoom/pan arithmetic, hit-testing and
  * tooltip text. Times in the model are seconds relative to T0.
  */
-import { formatCell, formatElapsed } from "./format";
+import { formatElapsed, formatValue } from "@/lib/charts/core/format";
 import type { Cell, TrajectoriesResponse, TrajectoryLane } from "./types";
 
 export const TOOL_COLOR = "#1baf7a";
@@ -107,7 +107,7 @@ export function prepareAnatomy(resp: TrajectoriesResponse, sort: AnatomySort = "
     const info: string[] = [];
     if (num(f?.turns) !== null) info.push(`${num(f?.turns)}t`);
     if (num(f?.toolCalls) !== null) info.push(`${num(f?.toolCalls)}x`);
-    if (f?.reward !== undefined && f.reward !== null) info.push(`r=${formatCell(f.reward)}`);
+    if (f?.reward !== undefined && f.reward !== null) info.push(`r=${formatValue(f.reward)}`);
     const fallbackV = l.versions[0] ?? 0;
     return {
       sampleIndex: l.sample_index,

@@ -5,8 +5,8 @@
  * small deterministic jitter so stacked points separate (docs/views.md 9 #41); the tooltip
  * always shows the true values.
  */
-import { jitterUnit, type ChartModel } from "./chart";
-import { formatCell } from "./format";
+import { formatValue } from "@/lib/charts/core/format";
+import { chartModel, type ChartModel } from "@/lib/charts/core/model";
 import type { Cell, SummaryRow } from "./types";
 
 export interface ScatterOptions {
@@ -27,6 +27,15 @@ export interface ScatterModel {
 const finite = (v: Cell | undefined): v is number => typeof v === "number" && Number.isFinite(v);
 
 /** Numeric columns that make sense as scatter axes. */
+/** A deterministic jitter in [-1, 1] per id, so stacked binary rewards spread out. */
+export function jitterUnit(id: number): number {
+  let h = (id | 0) ^ 0x9e3779b9;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  h ^= h >>> 16;
+  return ((h >>> 0) / 0xffffffff) * 2 - 1;
+}
+
 export function numericColumns(columns: readonly string[], rows: readonly SummaryRow[]): string[] {
   return columns.filter((c) => c !== "sample_index" && rows.some((r) => finite(r[c])));
 }
@@ -58,15 +67,15 @@ export function prepareScatter(rows: readonly SummaryRow[], opts: ScatterOptions
   }
   const tooltip = (i: number) => {
     const r = keep[i]!;
-    const lines = [`sample ${r.sample_index}`, `${opts.y}=${formatCell(r[opts.y])}  ${opts.x}=${formatCell(r[opts.x])}`];
-    if (finite(r.mean_abs_lp_diff)) lines.push(`|lp diff|=${formatCell(r.mean_abs_lp_diff)}`);
+    const lines = [`sample ${r.sample_index}`, `${opts.y}=${formatValue(r[opts.y])}  ${opts.x}=${formatValue(r[opts.x])}`];
+    if (finite(r.mean_abs_lp_diff)) lines.push(`|lp diff|=${formatValue(r.mean_abs_lp_diff)}`);
     if (r.truncated === true) lines.push("truncated");
     if (r.remove_sample === true) lines.push("removed from training");
     lines.push("click to open");
     return lines.join("\n");
   };
   return {
-    model: { mode: "scatter", x, y, flag, bands: [], xLabel: opts.x, yLabel: opts.y, tooltip },
+    model: chartModel("scatter", [{ id: opts.y, label: opts.y, color: null, x, y, flag }], { axisTitles: { x: opts.x, y: opts.y }, tooltip }),
     ids,
     skipped: rows.length - n,
     jittered,

@@ -1,5 +1,5 @@
 /** The Rollouts step stat grid (docs/views.md 4.3): eight tiles, `—` when a column is absent. */
-import { DASH, formatCell } from "./format";
+import { formatValue, MISSING } from "@/lib/charts/core/format";
 import type { Cell, GroupsResponse, SummaryResponse } from "./types";
 
 export interface StatTile {
@@ -28,7 +28,7 @@ function meanOf(values: Iterable<Cell | undefined>, asBool = false): number | nu
   return n ? sum / n : null;
 }
 
-const fmt = (v: number | null) => (v === null ? DASH : formatCell(v));
+const fmt = (v: number | null) => (v === null ? MISSING : formatValue(v));
 
 /** The reward column the original used: `reward` on eval steps, `raw_reward` on train steps. */
 export function rewardColumn(evaluation: boolean): "reward" | "raw_reward" {
@@ -47,7 +47,7 @@ export function prepareStatGrid(summary: SummaryResponse, groups: GroupsResponse
   // truncated: mean over ALL rows as 1/0 (null counts as 0), as the original.
   const truncated = has("truncated") && rows.length ? rows.filter((r) => r.truncated === true).length / rows.length : null;
   const mixed = col("mixed_version");
-  let zeroStd = DASH;
+  let zeroStd = MISSING;
   let zeroAlert = false;
   if (groups && groups.columns.includes("zero_std")) {
     const k = groups.rows.filter((g) => g.zero_std === true).length;
@@ -69,7 +69,7 @@ export function prepareStatGrid(summary: SummaryResponse, groups: GroupsResponse
     {
       key: "staleness",
       label: "avg staleness",
-      value: evaluation ? DASH : fmt(mean("staleness")),
+      value: evaluation ? MISSING : fmt(mean("staleness")),
       hint: evaluation ? "not defined for eval steps" : "mean of (step − oldest weight version used), in steps",
     },
     { key: "lp_diff", label: "mean |lp diff|", value: fmt(mean("mean_abs_lp_diff")), hint: "mean over samples of mean |train − rollout log-prob|" },

@@ -46,8 +46,8 @@ describe("prepareTokenChart", () => {
     const p: TokensResponse = { ...tokens0, loss_mask: tokens0.loss_mask!.map((v, i) => (i >= 3 && i < 6 ? 0 : v)) };
     const m = prepareTokens(p);
     const c = prepareTokenChart(m, "lp_diff");
-    expect(c.x[0]).toBe(tokens0.prompt_len);
-    expect(c.x.length).toBe(tokens0.total_len - tokens0.prompt_len);
+    expect(c.series[0]!.x[0]).toBe(tokens0.prompt_len);
+    expect(c.series[0]!.x.length).toBe(tokens0.total_len - tokens0.prompt_len);
     expect(c.bands[0]).toEqual({ x0: 0, x1: tokens0.prompt_len, strong: true, label: "prompt" });
     expect(maskedRuns(m)).toEqual([[tokens0.prompt_len + 3, tokens0.prompt_len + 6]]);
     expect(c.bands[1]).toMatchObject({ strong: false });

@@ -10,9 +10,9 @@
  *    stat re-colours locally without a refetch;
  *  - prompt/response is decided by `prompt_len`, not by which stat arrays exist.
  */
-import type { Band, ChartModel } from "./chart";
+import { chartModel, type Band, type ChartModel } from "@/lib/charts/core/model";
 import { cardProbes, type ConvCard } from "./conversation";
-import { formatCell } from "./format";
+import { formatValue } from "@/lib/charts/core/format";
 import { TOKEN_STATS, type TokenStat, type TokensResponse } from "./types";
 
 /** Largest token range fetched in one request; longer samples are paged. */
@@ -145,7 +145,7 @@ export function tokenTooltip(m: TokenModel, i: number): string {
   const lines = [head];
   for (const k of m.available) {
     const v = m.stats[k]![i]!;
-    lines.push(`${k} = ${Number.isNaN(v) ? "—" : formatCell(v)}`);
+    lines.push(`${k} = ${Number.isNaN(v) ? "—" : formatValue(v)}`);
   }
   if (m.masked[i]) lines.push("loss_mask = 0 (not trained on)");
   return lines.join("\n");
@@ -179,20 +179,12 @@ export function prepareTokenChart(m: TokenModel, stat: TokenStat): ChartModel {
   const bands: Band[] = [];
   if (m.start < m.promptLen) bands.push({ x0: Math.max(0, m.start), x1: Math.min(m.promptLen, m.end), strong: true, label: "prompt" });
   for (const [a, b] of maskedRuns(m)) bands.push({ x0: a, x1: b, strong: false });
-  return {
-    mode: "line",
-    x,
-    y,
-    flag: null,
-    bands,
-    xLabel: "token position",
-    yLabel: stat,
-    tooltip: (j) => {
-      const i = m.respStart + j;
-      const v = y[j]!;
-      return `#${m.start + i} ${JSON.stringify(m.raw ? (m.raw[i] ?? "") : m.text[i])}\n${stat} = ${Number.isNaN(v) ? "—" : formatCell(v)}${m.masked[i] ? "\nloss_mask = 0" : ""}`;
-    },
+  const tooltip = (j: number) => {
+    const i = m.respStart + j;
+    const v = y[j]!;
+    return `#${m.start + i} ${JSON.stringify(m.raw ? (m.raw[i] ?? "") : m.text[i])}\n${stat} = ${Number.isNaN(v) ? "—" : formatValue(v)}${m.masked[i] ? "\nloss_mask = 0" : ""}`;
   };
+  return chartModel("line", [{ id: stat, label: stat, color: null, x, y }], { bands, axisTitles: { x: "token position", y: stat }, tooltip });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseColumns, parseFilters, parseSort, patchSearch, serializeFilters, serializeSort } from "./url-state";
+import { parseColumns, parseFilters, parseSort, serializeFilters, serializeSort } from "./url-state";
 
 describe("URL view state", () => {
   it("round-trips multi-column sorting and drops unknown columns", () => {
@@ -23,9 +23,5 @@ describe("URL view state", () => {
     expect(parseColumns("a,zz,b", ["a", "b"])).toEqual(["a", "b"]);
     expect(parseColumns("zz", ["a"])).toBeNull();
     expect(parseColumns(null, ["a"])).toBeNull();
-  });
-  it("patches a query string: set, replace a list, remove", () => {
-    const q = patchSearch("eval=1&f=a:1&sort=x:asc", { f: ["b:2", "c:3"], sort: null, tab: "groups" });
-    expect(q.toString()).toBe("eval=1&f=b%3A2&f=c%3A3&tab=groups");
   });
 });

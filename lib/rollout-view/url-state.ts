@@ -53,15 +53,3 @@ export function parseColumns(raw: string | null, known: readonly string[]): stri
   const cols = raw.split(",").filter((c) => known.includes(c));
   return cols.length ? cols : null;
 }
-
-/** A copy of `search` with each key set (string), replaced (array) or removed (null). */
-export function patchSearch(search: string | URLSearchParams, patch: Record<string, string | readonly string[] | null>): URLSearchParams {
-  const q = new URLSearchParams(search);
-  for (const [k, v] of Object.entries(patch)) {
-    q.delete(k);
-    if (v === null) continue;
-    if (typeof v === "string") q.set(k, v);
-    else for (const item of v) q.append(k, item);
-  }
-  return q;
-}

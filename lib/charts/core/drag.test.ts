@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeRange, dragOverlay, encodeRange, NO_ZOOM, resolveRelease, type Zoom } from "@/lib/charts/drag-zoom";
+import { dragOverlay, resolveRelease } from "@/lib/charts/core/drag";
+import { NO_ZOOM, type Zoom } from "@/lib/charts/core/range";
 
 const inv = (px: number) => px; // identity mapping for readability
 const invY = (py: number) => 100 - py;
@@ -24,19 +25,24 @@ describe("resolveRelease", () => {
   });
 });
 
+describe("resolveRelease (the rollout charts' cases)", () => {
+  const id = (p: number) => p;
+  it("treats a tiny move as a click", () => {
+    expect(resolveRelease([10, 10], [12, 13], NO_ZOOM, id, id)).toEqual({ kind: "click", px: 12, py: 13 });
+  });
+  it("a horizontal sweep right-to-left zooms x and re-fits y", () => {
+    expect(resolveRelease([50, 10], [20, 14], { x: null, y: [0, 1] }, id, id)).toEqual({ kind: "zoom", zoom: { x: [20, 50], y: null } });
+  });
+  it("a box zooms both axes; a vertical sweep keeps the x zoom", () => {
+    expect(resolveRelease([0, 0], [30, 30], NO_ZOOM, id, id)).toEqual({ kind: "zoom", zoom: { x: [0, 30], y: [0, 30] } });
+    expect(resolveRelease([5, 0], [8, 40], { x: [1, 2], y: null }, id, id)).toEqual({ kind: "zoom", zoom: { x: [1, 2], y: [0, 40] } });
+  });
+});
+
 describe("dragOverlay", () => {
   const box = { left: 0, top: 10, width: 100, height: 80 };
   it("is a full-height band below 10 px of vertical extent, a box above", () => {
     expect(dragOverlay([10, 40], [50, 45], box)).toEqual({ x: 10, y: 10, w: 40, h: 80 });
     expect(dragOverlay([10, 40], [50, 60], box)).toEqual({ x: 10, y: 40, w: 40, h: 20 });
-  });
-});
-
-describe("range codec", () => {
-  it("round-trips and keeps unix seconds to 0.01 s", () => {
-    expect(decodeRange(encodeRange([1712345678.25, 1712349999.75]))).toEqual([1712345678.25, 1712349999.75]);
-    expect(decodeRange("3~1")).toEqual([1, 3]);
-    expect(decodeRange("bad")).toBeNull();
-    expect(decodeRange("2~2")).toBeNull();
   });
 });

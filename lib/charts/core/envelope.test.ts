@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { columnEnvelope, nearestFiniteIndex, nearestIndex, reduceM4, visibleRange, yExtentInWindow } from "@/lib/charts/decimate";
+import { columnEnvelope, nearestFiniteIndex, nearestIndex, nearestInPixels, reduceM4, visibleRange, yExtentInWindow } from "@/lib/charts/core/envelope";
 
 const seq = (n: number, f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
 
@@ -105,5 +105,16 @@ describe("lookups", () => {
     expect(nearestFiniteIndex(x, y, 12)).toBe(2);
     expect(yExtentInWindow(x, y, 5, 35)).toEqual([3, 4]);
     expect(yExtentInWindow(x, y, 9, 11)).toBeNull();
+  });
+});
+
+describe("nearestInPixels", () => {
+  it("picks the closest finite point within the radius, in pixel space", () => {
+    const xs = [0, 10, 20];
+    const ys = [0, Number.NaN, 5];
+    const id = (v: number) => v * 10;
+    expect(nearestInPixels(xs, ys, id, id, 190, 40, 20)).toBe(2);
+    expect(nearestInPixels(xs, ys, id, id, 100, 0, 20)).toBe(-1); // the NaN point is never picked
+    expect(nearestInPixels(xs, ys, id, id, 3, 4, 5)).toBe(0);
   });
 });

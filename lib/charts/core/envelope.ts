@@ -166,15 +166,19 @@ export function reduceM4(
   return { x: out.x, y: out.y, length: out.n, inputCount: count, reduced: true };
 }
 
-/** [min, max] of the finite ys whose x lies in [x0, x1]; null when none. */
-export function yExtentInWindow(xs: ArrayLike<number>, ys: ArrayLike<number>, x0: number, x1: number): [number, number] | null {
-  const a = lowerBound(xs, x0);
-  const b = upperBound(xs, x1);
+/**
+ * [min, max] of the finite ys whose x lies in [x0, x1]; null when none. Ascending xs are
+ * searched; unsorted ones (scatter) are scanned.
+ */
+export function yExtentInWindow(xs: ArrayLike<number>, ys: ArrayLike<number>, x0: number, x1: number, sorted = true): [number, number] | null {
+  const a = sorted ? lowerBound(xs, x0) : 0;
+  const b = sorted ? upperBound(xs, x1) : xs.length;
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
   for (let i = a; i < b; i++) {
     const y = ys[i]!;
-    if (!Number.isFinite(y)) continue;
+    const x = xs[i]!;
+    if (!Number.isFinite(y) || x < x0 || x > x1) continue;
     if (y < lo) lo = y;
     if (y > hi) hi = y;
   }
@@ -256,4 +260,30 @@ export function columnEnvelope(xs: ArrayLike<number>, ys: ArrayLike<number>, x0:
     barHi[c] = b;
   }
   return { cols, lo, hi, barLo, barHi };
+}
+
+/** Index of the finite point nearest in pixels to (px, py), within `maxPx`; -1 if none (scatter picking). */
+export function nearestInPixels(
+  xs: ArrayLike<number>,
+  ys: ArrayLike<number>,
+  sx: (x: number) => number,
+  sy: (y: number) => number,
+  px: number,
+  py: number,
+  maxPx: number,
+): number {
+  let best = -1;
+  let bestD = maxPx * maxPx;
+  for (let i = 0; i < xs.length; i++) {
+    const y = ys[i]!;
+    if (!Number.isFinite(y)) continue;
+    const dx = sx(xs[i]!) - px;
+    const dy = sy(y) - py;
+    const d = dx * dx + dy * dy;
+    if (d <= bestD) {
+      bestD = d;
+      best = i;
+    }
+  }
+  return best;
 }

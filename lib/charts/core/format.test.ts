@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatElapsed, formatTick, formatTickUnit, formatValue, formatValueUnit, unitForKey } from "@/lib/charts/format";
+import { formatDuration, formatElapsed, formatTick, formatTickUnit, formatValue, formatValueUnit, unitForKey } from "@/lib/charts/core/format";
 
 describe("formatValue", () => {
   it("prints missing as a dash, never 0", () => {
@@ -15,6 +15,10 @@ describe("formatValue", () => {
     expect(formatValue(true)).toBe("✓");
     expect(formatValue("x")).toBe("x");
   });
+  it("prints false as nothing (a check column) and rounds negatives", () => {
+    expect(formatValue(false)).toBe("");
+    expect(formatValue(-1.23456)).toBe("-1.235");
+  });
 });
 
 describe("formatTick", () => {
@@ -24,6 +28,8 @@ describe("formatTick", () => {
     expect(formatTick(1.234)).toBe("1.23");
     expect(formatTick(0.4567)).toBe("0.457");
     expect(formatTick(2e6)).toBe("2.0e+6");
+    expect(formatTick(2e5)).toBe("2.0e+5");
+    expect(formatTick(0.1234)).toBe("0.123");
   });
 });
 
@@ -50,7 +56,9 @@ describe("units", () => {
 
 describe("time formats", () => {
   it("formats elapsed time like the original", () => {
+    expect(formatElapsed(0)).toBe("+0:00");
     expect(formatElapsed(65)).toBe("+1:05");
+    expect(formatElapsed(75.4)).toBe("+1:15");
     expect(formatElapsed(3725)).toBe("+1:02:05");
     expect(formatElapsed(90061)).toBe("+1d 01:01:01");
   });

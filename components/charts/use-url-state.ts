@@ -1,9 +1,11 @@
 "use client";
 
 /**
- * View state lives in the URL. Writes go through the History API so a zoom or a chip does
- * not re-run the server components: "push" for deliberate choices the Back button should
- * undo (category, lanes), "replace" for continuous ones (zoom, pan, typing).
+ * The one URL-state hook of every view. View state lives in the URL. Writes go through the
+ * History API so a zoom, a chip, a sort or a filter does not re-run the server components:
+ * "push" for deliberate choices the Back button should undo (category, lanes), "replace"
+ * for continuous ones (zoom, pan, typing, table state). Navigation to another page (a
+ * step, a sample) uses the router.
  *
  * Reads come from the address bar itself (external system: window.location, updated by our
  * writes and by Back/Forward), with Next's useSearchParams as the server/hydration value.
@@ -12,6 +14,7 @@
  */
 import { usePathname, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useSyncExternalStore } from "react";
+import { patchSearch } from "@/lib/charts/core/url";
 
 export type HistoryMode = "push" | "replace";
 
@@ -30,7 +33,15 @@ function currentSearch(): string {
   return window.location.search.replace(/^\?/, "");
 }
 
-export function useUrlState(): { params: URLSearchParams; write: (query: string, mode: HistoryMode) => void } {
+export interface UrlState {
+  params: URLSearchParams;
+  /** Write a whole query (`?a=1`, or "" for none). */
+  write: (query: string, mode: HistoryMode) => void;
+  /** Set (string), replace (array) or remove (null) keys of the current query, without a history entry. */
+  replace: (patch: Record<string, string | readonly string[] | null>) => void;
+}
+
+export function useUrlState(): UrlState {
   const ssr = useSearchParams().toString();
   const search = useSyncExternalStore(subscribe, currentSearch, () => ssr);
   const pathname = usePathname();
@@ -44,8 +55,15 @@ export function useUrlState(): { params: URLSearchParams; write: (query: string,
     },
     [pathname],
   );
+  const replace = useCallback(
+    (patch: Record<string, string | readonly string[] | null>) => {
+      const qs = patchSearch(currentSearch(), patch).toString();
+      write(qs ? `?${qs}` : "", "replace");
+    },
+    [write],
+  );
   const params = useMemo(() => new URLSearchParams(search), [search]);
-  return { params, write };
+  return { params, write, replace };
 }
 
 /** Current params straight from the address bar (for writers that run between renders). */

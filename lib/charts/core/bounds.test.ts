@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { viewDomain, xDomain, yDomain } from "@/lib/charts/core/bounds";
+import { chartModel, type ChartModel } from "@/lib/charts/core/model";
+
+function line(ys: number[], x0 = 0): ChartModel {
+  return chartModel("line", [{ id: "s", label: "s", color: null, x: Float64Array.from(ys, (_, i) => x0 + i), y: Float64Array.from(ys) }]);
+}
+
+describe("y domain", () => {
+  it("pads y by 8% and widens a flat series by ±0.5 (±5% of large values)", () => {
+    expect(yDomain(line([0, 10]), [0, 1])).toEqual([-0.8, 10.8]);
+    expect(yDomain(line([2, 2, 2]), [0, 2])).toEqual([1.5, 2.5]);
+    expect(yDomain(line([100, 100]), [0, 1])).toEqual([95, 105]);
+  });
+  it("only counts finite points inside the x window; none ⇒ null", () => {
+    expect(yDomain(line([50, 1, 2, 50]), [1, 2])).toEqual([1 - 0.08, 2 + 0.08]);
+    expect(yDomain(line([Number.NaN, Number.NaN]), [0, 1])).toBeNull();
+  });
+  it("scans unsorted scatter points by value", () => {
+    const m = chartModel("scatter", [{ id: "s", label: "s", color: null, x: Float64Array.from([5, 1, 3]), y: Float64Array.from([0, 10, 20]) }]);
+    expect(yDomain(m, [2, 6])).toEqual([0 - 1.6, 20 + 1.6]);
+  });
+});
+
+describe("x domain", () => {
+  it("includes bands and ignores nothing of a sorted line", () => {
+    const m = chartModel("line", line([Number.NaN, 1, 2], 5).series, { bands: [{ x0: 0, x1: 6, strong: true, label: "prompt" }] });
+    expect(xDomain(m)).toEqual([0, 7]);
+    expect(viewDomain(m, { x: [6, 6.5], y: null })).toEqual({ x: [6, 6.5], y: [0.5, 1.5], inWindow: true });
+  });
+  it("widens a single point by ±0.5, or ±30 s on a time axis; pads scatter 3%", () => {
+    expect(xDomain({ xExtent: [3, 3], xKind: "step", mode: "line" })).toEqual([2.5, 3.5]);
+    expect(xDomain({ xExtent: [3, 3], xKind: "time", mode: "line" })).toEqual([-27, 33]);
+    expect(xDomain({ xExtent: [0, 100], xKind: "value", mode: "scatter" })).toEqual([-3, 103]);
+  });
+  it("an empty model shows [0, 1] and says nothing is in the window", () => {
+    expect(viewDomain(chartModel("line", []), { x: null, y: null })).toEqual({ x: [0, 1], y: [0, 1], inWindow: false });
+  });
+});
+
+describe("chartModel", () => {
+  it("counts finite points and takes the x extent from hidden series too", () => {
+    const hidden = { id: "h", label: "h", color: null, x: Float64Array.from([-5, 20]), y: Float64Array.from([1, 1]) };
+    const m = chartModel("line", line([1, Number.NaN, 3]).series, { extentOnly: [hidden] });
+    expect(m.points).toBe(2);
+    expect(m.xExtent).toEqual([-5, 20]);
+  });
+});
