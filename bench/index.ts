@@ -17,7 +17,7 @@ import { openMetricStore } from "@/lib/store/telemetry";
 import { fail, parseCli, resolveDataDir } from "@/cli/common";
 import { benchBrowser } from "./browser";
 import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
-import { measureCollector } from "@/collector/bench-rss";
+import { measureCollector } from "@/bench/collector-rss";
 import { benchIngest } from "./ingest";
 import { benchLoad, percentile } from "./load";
 import { QUERIES, type ProbeTask, type QueryName } from "./probe";

@@ -6,7 +6,7 @@
 # 2. exec plain node on the bundle: same pid, signals and exit code go
 #    straight to the daemon, and neither tsx nor esbuild is loaded in it.
 #
-# Memory settings, chosen with collector/bench-rss.ts at 50 000 records/s
+# Memory settings, chosen with bench/collector-rss.ts at 50 000 records/s
 # (numbers in its header; none costs measurable CPU):
 #   --max-semi-space-size=4    young generation ≤ 2 × 4 MB instead of 2 × 16 MB;
 #   --heap-growing-percent=30  full GC when the old generation reaches 1.3 × its

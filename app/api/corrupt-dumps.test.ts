@@ -14,7 +14,7 @@ import { ageFiles } from "@/lib/store/dumps/test-fixtures";
 import { copyRunWithOldMtimes, makeTmpDir } from "@/lib/store/telemetry/testing";
 import { callJson, setupTestServer, type TestServer } from "@/lib/testing/api";
 import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
-import { writeZip } from "@/lib/testing/pt-writer";
+import { writeZip } from "@/lib/store/pt/write";
 import { GET as metaGET } from "./meta/route";
 import { GET as metricsGET } from "./metrics/route";
 import { GET as summaryGET } from "./rollout/[rolloutId]/summary/route";

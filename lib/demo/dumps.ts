@@ -1,6 +1,6 @@
 /**
  * Dump-side files of a demo run, in the layout the training code leaves (docs/api.md 1.1–1.7):
- * `rollout_data/{rid}.pt` / `eval_{rid}.pt` (torch pickles via lib/testing/pt-writer),
+ * `rollout_data/{rid}.pt` / `eval_{rid}.pt` (torch pickles via lib/store/pt/write),
  * `train_data/{rid}_{rank}.pt` for every rank (TP peers write identical shards),
  * `dashboard_columns/rollout_{stem}.parquet` (the six-column mirror, written by the
  * reader's own `writeMirror` so both sides agree on the schema) and
@@ -14,7 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { writeMirror, type MirrorRow } from "@/lib/store/dumps/mirror";
 import { dumpPy, pyFloat as jsonFloat, type PyValue } from "@/lib/store/writer/python-json";
-import { ptBytes, pyFloat, tensorOf, type TensorSpec } from "@/lib/testing/pt-writer";
+import { ptBytes, pyFloat, tensorOf, type TensorSpec } from "@/lib/store/pt/write";
 import { clamp, type Rng } from "./prng";
 import { renderPrompt, renderResponse, toMessages, toPromptMessages, type Conversation } from "./text";
 import type { DemoTokenizer } from "./tokenizer";

@@ -1,12 +1,12 @@
 /**
  * Test-only builders of dump directories: rollout dumps, train shards (with TP copies,
  * CP slicing and the batch-global raw_reward), parquet mirrors and sidecars, written as
- * real `.pt`/parquet/JSONL files with the shared pt-writer.
+ * real `.pt`/parquet/JSONL files with the project's .pt writer (lib/store/pt/write).
  */
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { pyFloat, tensorOf, writePt } from "@/lib/testing/pt-writer";
+import { pyFloat, tensorOf, writePt } from "@/lib/store/pt/write";
 import { logitRanges, type CpGeometry } from "./cp";
 import { PER_TOKEN_FIELDS, type PerTokenField } from "./types";
 

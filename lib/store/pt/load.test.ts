@@ -17,7 +17,7 @@ import {
   viewOf,
   writePt,
   zipBytes,
-} from "@/lib/testing/pt-writer";
+} from "@/lib/store/pt/write";
 import { NdArray, PtFormatError, PyObject, Tensor, loadPt, loadPtEager, materialize, materializeAll, materializeResident, tensorToArray } from "./load";
 
 let dir = "";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { encodeElements, numpyArray, pickleDumps, pyCall, pyFloat, pyGlobal, tuple } from "@/lib/testing/pt-writer";
+import { encodeElements, numpyArray, pickleDumps, pyCall, pyFloat, pyGlobal, tuple } from "@/lib/store/pt/write";
 import { NdArray, NpDtype, PickleError, PyGlobal, PyObject, PY_DICT_KEYS, SkippedList, unpickle } from "./pickle";
 
 /** CPython `pickle.dumps(obj, protocol=p)` for p = 0..5 (see __fixtures__/make_pickle_vectors.py). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeElements, toBf16Bits, toF16Bits } from "@/lib/testing/pt-writer";
+import { encodeElements, toBf16Bits, toF16Bits } from "@/lib/store/pt/write";
 import {
   Tensor,
   bf16ToNumber,

@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ZeroFill, crc32, writeZip, zipBytes, type ZipInput } from "@/lib/testing/pt-writer";
+import { ZeroFill, crc32, writeZip, zipBytes, type ZipInput } from "@/lib/store/pt/write";
 import { PtFormatError, openZip } from "./zip";
 import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 

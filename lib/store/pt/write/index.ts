@@ -1,5 +1,5 @@
 /**
- * Minimal torch `.pt` WRITER for tests and the demo generator.
+ * The torch `.pt` WRITER of the project (the demo generator and the tests use it).
  *
  * Produces what `torch.save(obj, path)` produces (docs/api.md 1.2): a zip with STORED entries
  * whose data is 64-byte aligned through the local header's extra field, a protocol-2

@@ -6,7 +6,7 @@
  * all threads). Afterwards the daemon is stopped with SIGTERM and every
  * accepted record must be a line on disk.
  *
- *   npx tsx collector/bench-rss.ts [--rate 50000] [--duration 15] [--batch 500] [-- CMD ARGS…]
+ *   npx tsx bench/collector-rss.ts [--rate 50000] [--duration 15] [--batch 500] [-- CMD ARGS…]
  *
  * Load: 6 engine_series : 3 gpu_util : 1 phases requests, `batch` records
  * each, 8 keep-alive connections; engine addresses are 4 stub engines of the
