@@ -212,6 +212,11 @@ export class RunWriter {
         this.log.error(`${stream}: record cannot be serialized and is discarded: ${safeJson(r)}`, e);
         continue;
       }
+      // The serializers build a line from template parts: V8 keeps it as a tree
+      // of pieces (~460 bytes for a gpu_util line) until something reads its
+      // characters; reading one flattens it to one string (~120 bytes). Lines
+      // may sit in the buffer for a while (a failing disk), so flatten now.
+      line.charCodeAt(0);
       const bytes = line.length + 1; // ASCII output: one byte per character
       if (bytes > this.maxRecordBytes) {
         st.tooLarge++;
