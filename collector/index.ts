@@ -6,10 +6,13 @@
  *     live collector on the same directory (`dashboard/.collector.lock`) →
  *     one line on stderr, exit 1. A stale lock (dead pid) is taken over.
  *   - producers are fire-and-forget: ingest answers as soon as records are
- *     validated and buffered; invalid records get a 400 naming the first bad
- *     field while the valid rest of the batch is kept.
- *   - buffers are bounded per stream (oldest dropped, counted, reported at
- *     error level at the next flush and in /metrics).
+ *     validated and buffered; invalid records (incl. timestamps more than
+ *     --max-clock-skew from our clock) get a 400 naming the first bad field,
+ *     records over --max-record-mb a 413 naming the limit, while the valid
+ *     rest of the batch is kept.
+ *   - buffers are bounded per stream in records and in total in bytes
+ *     (--max-buffer-mb); oldest dropped, counted, reported at error level at
+ *     the next flush and in /metrics.
  *   - a failed write is logged at error level on every attempt and retried at
  *     the next flush interval; the records stay buffered (never swallowed).
  *   - sources degrade, never crash the daemon: a dead/slow engine leaves a

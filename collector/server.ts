@@ -198,6 +198,7 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       run_name: runName,
       start_ts: startTs,
       buffered: writer.pending(),
+      buffered_bytes: writer.pendingBytes(),
       scraper: scraper ? scraper.mode : "off",
       router: scraper?.router ?? null,
       gpu_sampler: sampler.backend,
