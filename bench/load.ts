@@ -54,12 +54,13 @@ interface ServerStats {
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 async function serve(o: { run: string; dataDir: string; users: number; heavy?: LoadOptions["heavy"] }): Promise<void> {
-  const { setServerEnvForTests } = await import("@/lib/env");
+  const { parseServerEnv, setServerEnvForTests } = await import("@/lib/env");
   const { getDb } = await import("@/lib/server/db");
   const { addUser, createToken } = await import("@/lib/server/auth/users");
   fs.mkdirSync(o.dataDir, { recursive: true });
   for (const f of fs.readdirSync(o.dataDir)) if (f.startsWith("rlboard.db")) fs.rmSync(path.join(o.dataDir, f));
-  setServerEnvForTests({ dataDir: o.dataDir, dumpDetails: o.run, ...(o.heavy ? { heavy: o.heavy } : {}) });
+  // The gate limits a real server would run with (RLBOARD_MAX_HEAVY…), unless the caller set them.
+  setServerEnvForTests({ dataDir: o.dataDir, dumpDetails: o.run, heavy: o.heavy ?? parseServerEnv(process.env).heavy });
   const db = getDb();
   const tokens: string[] = [];
   for (let i = 0; i < o.users; i++) {
