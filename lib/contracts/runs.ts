@@ -14,6 +14,12 @@ export const RunSummary = z
     capabilities: z
       .object({ has_timeline: z.boolean(), has_dumps: z.boolean(), has_trajectories: z.boolean() })
       .strict(),
+    args: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .nullable()
+      .describe("meta.json args flattened to dotted paths (arrays and objects as JSON text); null without a snapshot (rlboard extension)"),
+    tags: z.array(z.string()).describe("the lab's tags for the run, kept in the server's database (rlboard extension)"),
+    notes: z.string().describe("the lab's notes for the run (rlboard extension)"),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummary>;

@@ -1,8 +1,14 @@
 import type { GetRunsResponse, RunSummary } from "@/lib/contracts/runs";
+import { runArgs, type ArgCell } from "@/lib/runs/run-args";
+import { getDb } from "@/lib/server/db";
+import { allAnnotations, type RunAnnotation } from "@/lib/server/runs/annotations";
 import { getRegistry } from "@/lib/server/runs/context";
 import type { ScannedRun } from "@/lib/server/runs/scan";
 
-export function toRunSummary(r: ScannedRun): RunSummary {
+export function toRunSummary(
+  r: ScannedRun,
+  extra: { args: Record<string, ArgCell> | null; annotation?: RunAnnotation } = { args: null },
+): RunSummary {
   return {
     id: r.id,
     name: r.name,
@@ -12,6 +18,9 @@ export function toRunSummary(r: ScannedRun): RunSummary {
     steps: r.steps,
     live: r.live,
     capabilities: { has_timeline: r.hasTimeline, has_dumps: r.hasDumps, has_trajectories: r.hasTrajectories },
+    args: extra.args,
+    tags: extra.annotation?.tags ?? [],
+    notes: extra.annotation?.notes ?? "",
   };
 }
 
@@ -19,9 +28,10 @@ export function toRunSummary(r: ScannedRun): RunSummary {
 export function listRuns(opts: { refresh?: boolean; q?: string } = {}): GetRunsResponse {
   const registry = getRegistry();
   const q = opts.q?.trim().toLowerCase();
+  const notes = allAnnotations(getDb());
   const runs = registry
     .list({ refresh: opts.refresh })
     .filter((r) => !q || r.name.toLowerCase().includes(q) || r.id.toLowerCase().includes(q) || r.relPath.toLowerCase().includes(q))
-    .map(toRunSummary);
+    .map((r) => toRunSummary(r, { args: runArgs(r.realDir), annotation: notes.get(r.id) }));
   return { mode: registry.mode.kind, runs };
 }
