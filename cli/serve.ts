@@ -1,7 +1,8 @@
 /**
  * `npm run serve -- --dump-details DIR | --runs-root DIR [--runs-root DIR…]
  *   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow] [--tensor-lru 2]
- *   [--low-mfu-threshold 0.15] [--use-utilization-overview] [--trust-proxy] [--public-url URL]`
+ *   [--low-mfu-threshold 0.15] [--use-utilization-overview] [--trust-proxy] [--public-url URL]
+ *   [--run-logs RUN_ID=GLOB…] [--alert-webhook URL…]`
  * Validates everything before starting, so a typo is one clear line and a non-zero exit.
  */
 import fs from "node:fs";
@@ -14,7 +15,8 @@ import { buildIfNeeded, checkPortFree, parsePublicUrl, serverEnvVars, startNextS
 const HELP = `usage: npm run serve -- (--dump-details DIR | --runs-root DIR [--runs-root DIR ...])
   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow]
   [--tensor-lru 2] [--low-mfu-threshold 0.15] [--use-utilization-overview]
-  [--trust-proxy] [--public-url https://dash.lab.example]   (behind a reverse proxy: docs/deploy.md)`;
+  [--trust-proxy] [--public-url https://dash.lab.example]   (behind a reverse proxy: docs/deploy.md)
+  [--run-logs RUN_ID=GLOB ...] [--alert-webhook URL ...]   (run health: docs/api.md 9.5)`;
 
 function requireDir(flag: string, dir: string): string {
   const abs = path.resolve(dir);
@@ -36,6 +38,25 @@ function intFlag(name: string, value: string | undefined, def: number, min: numb
   return Number(value);
 }
 
+/** `--run-logs RUN_ID=GLOB` and `--alert-webhook URL` (docs/api.md 9.5) → the server's env. */
+export function healthEnvVars(runLogs: readonly string[], webhooks: readonly string[]): Record<string, string> {
+  for (const r of runLogs)
+    if (!/^[^=\n]+=[^\n]+$/.test(r)) throw new CliError(`--run-logs must be RUN_ID=GLOB (ids as GET /api/runs lists them), got '${r}'`);
+  for (const u of webhooks) {
+    let ok = false;
+    try {
+      ok = /^https?:$/.test(new URL(u).protocol) && !/\s/.test(u);
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new CliError(`--alert-webhook must be an http(s) URL, got '${u}'`);
+  }
+  const env: Record<string, string> = {};
+  if (runLogs.length) env.RLBOARD_RUN_LOGS = runLogs.join("\n");
+  if (webhooks.length) env.RLBOARD_ALERT_WEBHOOKS = webhooks.join("\n");
+  return env;
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const { values } = parseCli(argv, {
     "dump-details": { type: "string" },
@@ -49,6 +70,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     "use-utilization-overview": { type: "boolean", default: false },
     "trust-proxy": { type: "boolean", default: false },
     "public-url": { type: "string" },
+    "run-logs": { type: "string", multiple: true },
+    "alert-webhook": { type: "string", multiple: true },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
@@ -70,6 +93,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const rawPublicUrl = values["public-url"] ?? process.env.AUTH_URL;
     const publicUrl = rawPublicUrl ? parsePublicUrl(rawPublicUrl, values["public-url"] ? "--public-url" : "AUTH_URL") : undefined;
     const trustProxy = values["trust-proxy"] || /^(1|true|yes|on)$/i.test(process.env.RLBOARD_TRUST_PROXY ?? "");
+    const healthEnv = healthEnvVars(values["run-logs"] ?? [], values["alert-webhook"] ?? []);
     const dataDir = resolveDataDir(values["data-dir"]);
     try {
       fs.mkdirSync(dataDir, { recursive: true });
@@ -93,17 +117,20 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const server = await startNextServer({
       port,
       host,
-      env: serverEnvVars({
-        dataDir,
-        dumpDetails,
-        runsRoots,
-        follow: values.follow,
-        tensorLru,
-        lowMfuThreshold: mfu === undefined ? undefined : Number(mfu),
-        useUtilizationOverview: values["use-utilization-overview"],
-        trustProxy,
-        publicUrl,
-      }),
+      env: {
+        ...healthEnv,
+        ...serverEnvVars({
+          dataDir,
+          dumpDetails,
+          runsRoots,
+          follow: values.follow,
+          tensorLru,
+          lowMfuThreshold: mfu === undefined ? undefined : Number(mfu),
+          useUtilizationOverview: values["use-utilization-overview"],
+          trustProxy,
+          publicUrl,
+        }),
+      },
     });
     const what = dumpDetails ? `run ${dumpDetails}` : `runs under ${runsRoots.join(", ")}`;
     process.stdout.write(`rlboard: serving ${what} at ${server.url} (data dir ${dataDir})\n`);

@@ -35,6 +35,19 @@ const ServerEnv = z.object({
    */
   RLBOARD_TRUST_PROXY: flag,
   /**
+   * Extra log files per run for the log signals (docs/api.md 9.5.1): one `RUN_ID=GLOB`
+   * per line (`serve --run-logs`, repeatable).
+   */
+  RLBOARD_RUN_LOGS: z
+    .string()
+    .refine((s) => s.split("\n").filter(Boolean).every((l) => /^[^=]+=.+$/.test(l)), "RLBOARD_RUN_LOGS: one RUN_ID=GLOB per line")
+    .optional(),
+  /** Alert webhooks (docs/api.md 9.5.5): one http(s) URL per line (`serve --alert-webhook`, repeatable). */
+  RLBOARD_ALERT_WEBHOOKS: z
+    .string()
+    .refine((s) => s.split("\n").filter(Boolean).every((u) => /^https?:\/\/\S+$/i.test(u)), "RLBOARD_ALERT_WEBHOOKS: one http(s) URL per line")
+    .optional(),
+  /**
    * The URL users open (https://dash.lab.org): every Auth.js URL and origin check uses it
    * (`serve --public-url` sets it; lib/server/auth/public-url.ts).
    */
@@ -66,6 +79,10 @@ export interface ServerEnvironment {
   heavy: { maxRunning: number; maxPerUser: number; maxQueue: number };
   secureCookies: boolean;
   trustProxy: boolean;
+  /** `serve --run-logs RUN_ID=GLOB`: log globs per run id. */
+  runLogs: Record<string, string[]>;
+  /** `serve --alert-webhook URL` (repeatable). */
+  alertWebhooks: string[];
   /** Origin of the public URL (rlboard is served at the root of its host); null: from the request. */
   publicUrl: string | null;
   authSecret: string | null;
@@ -79,6 +96,16 @@ let cached: ServerEnvironment | null = null;
 function emptyAsUndefined(env: Record<string, string | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) out[k] = v === "" ? undefined : v;
+  return out;
+}
+
+/** `RUN_ID=GLOB` lines → globs per run id (split at the first `=`). */
+function parseRunLogs(s: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const l of s.split("\n").filter(Boolean)) {
+    const i = l.indexOf("=");
+    (out[l.slice(0, i)] ??= []).push(l.slice(i + 1));
+  }
   return out;
 }
 
@@ -98,6 +125,8 @@ export function parseServerEnv(env: Record<string, string | undefined>): ServerE
     heavy: { maxRunning: e.RLBOARD_MAX_HEAVY, maxPerUser: e.RLBOARD_MAX_HEAVY_PER_USER, maxQueue: e.RLBOARD_HEAVY_QUEUE },
     secureCookies: e.RLBOARD_SECURE_COOKIES,
     trustProxy: e.RLBOARD_TRUST_PROXY,
+    runLogs: parseRunLogs(e.RLBOARD_RUN_LOGS ?? ""),
+    alertWebhooks: (e.RLBOARD_ALERT_WEBHOOKS ?? "").split("\n").filter(Boolean),
     publicUrl: e.AUTH_URL ? new URL(e.AUTH_URL).origin : null,
     authSecret: e.AUTH_SECRET ?? null,
     oidc:

@@ -51,10 +51,27 @@ describe("LogScanner", () => {
         { file: "a.log", line: 6, text: lines[5] },
       ],
     });
-    expect(by.oom).toMatchObject({ count: 1, first_ts: mtime, last_ts: mtime, samples: [{ file: "a.log", line: 4, text: lines[3] }] });
+    // no stamp on the line: the nearest earlier stamped line's
+    const at = Date.UTC(2026, 11, 1, 22, 3, 4) / 1000;
+    expect(by.oom).toMatchObject({ count: 1, first_ts: at, last_ts: at, samples: [{ file: "a.log", line: 4, text: lines[3] }] });
     expect(by.ray_actor_died).toMatchObject({ count: 1, samples: [{ line: 7 }] });
     expect(by.nccl_error!.count).toBe(0);
     expect(s.lastModified).toBe(mtime);
+  });
+
+  test("a file without any stamp dates its matches by its mtime; the stamp carries over chunks", async () => {
+    const p = path.join(dir, "nostamp.err");
+    fs.writeFileSync(p, "starting\nSegmentation fault\n");
+    const mtime = Date.UTC(2026, 11, 1, 21, 0, 0) / 1000;
+    fs.utimesSync(p, mtime, mtime);
+    const q = path.join(dir, "carry.log");
+    fs.writeFileSync(q, `[2026-12-01 20:00:00] step 1\n${"x\n".repeat(3000)}Segmentation fault\n`);
+    const s = new LogScanner(1024);
+    await s.scan([source("nostamp.err"), source("carry.log")]);
+    const crash = s.result()[0]!;
+    expect(crash.count).toBe(2);
+    expect(crash.first_ts).toBe(Date.UTC(2026, 11, 1, 20, 0, 0) / 1000);
+    expect(crash.last_ts).toBe(mtime);
   });
 
   test("a rescan reads only what was appended; a partial last line waits for its newline", async () => {

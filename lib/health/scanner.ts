@@ -8,6 +8,8 @@
  *    within one scan a line cut by a chunk's end is carried to the front of the next read);
  *  - per signal: count, first/last timestamp, the 3 most recent sample lines (each cut to
  *    `SAMPLE_CHARS`).
+ * A line's timestamp is the one it carries (signals.ts parseLineTs), else the nearest
+ * earlier stamped line's (a traceback's lines have none), else the file's mtime.
  * A line longer than one chunk is judged on its first chunk and the rest skipped to its
  * newline. A file that shrank or was replaced (other inode) is read again from byte 0;
  * its earlier matches stay counted.
@@ -40,6 +42,8 @@ interface FileState {
   ino: number;
   /** Inside an over-long line: skip to the next newline first. */
   skipping: boolean;
+  /** The last timestamp seen on a line before `offset` (for lines that carry none). */
+  lastTs: number | null;
 }
 
 /** A file to scan: its name as shown (relative, `/`-separated) and how to open it. */
@@ -52,6 +56,13 @@ export interface ScanStats {
   files: number;
   bytesRead: number;
 }
+
+/**
+ * Where a line carries a timestamp parseLineTs reads (ISO-like date and time anywhere in
+ * its head, glog or syslog at its start) — run over a chunk to find the nearest earlier
+ * stamp of a line without one (a traceback's lines have none, the log line before it does).
+ */
+const STAMP = /\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}:\d{2}|^[IWEF]\d{4} \d{2}:\d{2}:\d{2}|^\[?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2}/gim;
 
 function emptySignal(signal: LogSignalName): SignalState {
   return { signal, count: 0, first_ts: null, last_ts: null, samples: [] };
@@ -98,7 +109,7 @@ export class LogScanner {
     if (this.lastModified === null || mtime > this.lastModified) this.lastModified = mtime;
     let fs = this.files.get(name);
     if (!fs || fs.ino !== st.ino || st.size < fs.offset) {
-      fs = { offset: 0, line: 1, ino: st.ino, skipping: false };
+      fs = { offset: 0, line: 1, ino: st.ino, skipping: false, lastTs: null };
       this.files.set(name, fs);
     }
     const size = st.size;
@@ -150,6 +161,27 @@ export class LogScanner {
   /** `text` = complete lines (ending in `\n`); advances `fs.line` past them. */
   private scanText(name: string, text: string, fs: FileState, mtime: number): void {
     const re = new RegExp(ANY_SIGNAL.source, ANY_SIGNAL.flags);
+    const stamps = new RegExp(STAMP.source, STAMP.flags);
+    let stampAt = -1; // start of the last stamped line seen before the current match
+    let stampTs: number | null = fs.lastTs;
+    const stampUpTo = (limit: number) => {
+      let m: RegExpExecArray | null;
+      let at = -1;
+      while ((m = stamps.exec(text)) !== null) {
+        if (m.index >= limit) {
+          stamps.lastIndex = m.index;
+          break;
+        }
+        at = m.index;
+        stamps.lastIndex = Math.max(stamps.lastIndex, text.indexOf("\n", m.index) + 1 || text.length);
+      }
+      if (at < 0) return;
+      const start = text.lastIndexOf("\n", at) + 1;
+      if (start === stampAt) return;
+      stampAt = start;
+      const end = text.indexOf("\n", start);
+      stampTs = parseLineTs(text.slice(start, Math.min(end < 0 ? text.length : end, start + 200)), mtime) ?? stampTs;
+    };
     let pos = 0; // newlines counted up to here
     let line = fs.line;
     let m: RegExpExecArray | null;
@@ -159,17 +191,26 @@ export class LogScanner {
       let lineEnd = text.indexOf("\n", m.index);
       if (lineEnd < 0) lineEnd = text.length;
       const str = text.slice(lineStart, lineEnd).replace(/\r$/, "");
-      for (const signal of classifyLine(str)) this.record(signal, name, line, str, mtime);
+      const signals = classifyLine(str);
+      if (signals.length) {
+        let ts = parseLineTs(str, mtime);
+        if (ts === null) {
+          stampUpTo(lineStart);
+          ts = stampTs ?? mtime;
+        }
+        for (const signal of signals) this.record(signal, name, line, str, ts);
+      }
       pos = lineStart;
       re.lastIndex = lineEnd + 1;
     }
     for (let i = text.indexOf("\n", pos); i !== -1; i = text.indexOf("\n", i + 1)) line++;
     fs.line = line;
+    stampUpTo(text.length);
+    fs.lastTs = stampTs;
   }
 
-  private record(signal: LogSignalName, file: string, line: number, text: string, mtime: number): void {
+  private record(signal: LogSignalName, file: string, line: number, text: string, ts: number): void {
     const s = this.signals.get(signal)!;
-    const ts = parseLineTs(text, mtime) ?? mtime;
     s.count++;
     if (s.first_ts === null || ts < s.first_ts) s.first_ts = ts;
     if (s.last_ts === null || ts > s.last_ts) s.last_ts = ts;

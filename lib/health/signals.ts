@@ -8,15 +8,9 @@
  * message is one more row here plus one more sample line there.
  */
 
-export const LOG_SIGNALS = [
-  "crash",
-  "oom",
-  "nccl_error",
-  "ray_actor_died",
-  "engine_error",
-  "kv_transfer_timeout",
-  "nan_inf",
-] as const;
+import { LOG_SIGNAL_NAMES } from "@/lib/contracts/health";
+
+export const LOG_SIGNALS = LOG_SIGNAL_NAMES;
 export type LogSignalName = (typeof LOG_SIGNALS)[number];
 
 export type SignalSeverity = "critical" | "warning";

@@ -1,0 +1,159 @@
+/**
+ * Contract of `GET /api/run_status` (docs/api.md 9.5 "Run health") and the table of a
+ * run's inputs — which view needs each, what writes it — that both the API's `inputs`
+ * and the views' empty states read ("why is this empty", docs/api.md 9.5.3). Plain data,
+ * safe on the client.
+ */
+import { z } from "zod";
+
+export const LOG_SIGNAL_NAMES = [
+  "crash",
+  "oom",
+  "nccl_error",
+  "ray_actor_died",
+  "engine_error",
+  "kv_transfer_timeout",
+  "nan_inf",
+] as const;
+export const RUN_STATES = ["running", "finished", "stalled", "crashed", "killed"] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+export const RUN_INPUT_KEYS = [
+  "dashboard",
+  "meta",
+  "phases",
+  "metrics",
+  "gpu_util",
+  "engine_series",
+  "topology",
+  "trajectories",
+  "rollout_dumps",
+  "logs",
+  "host",
+] as const;
+export type RunInputKey = (typeof RUN_INPUT_KEYS)[number];
+
+export interface RunInputInfo {
+  /** Where it lives, relative to the run directory. */
+  path: string;
+  /** The views (and API answers) that stay empty without it. */
+  needed_by: string[];
+  /** What writes it — the sentence an empty view shows. */
+  written_by: string;
+}
+
+/** The one table behind "why is this empty" (docs/api.md 9.5.3). */
+export const RUN_INPUTS: Record<RunInputKey, RunInputInfo> = {
+  dashboard: {
+    path: "dashboard/",
+    needed_by: ["Compute Utilization", "Metrics", "run state"],
+    written_by: "no `dashboard/` — start the collector (`npm run collector -- --dump-details DIR`) or miles with `--use-miles-dashboard`",
+  },
+  meta: {
+    path: "dashboard/meta.json",
+    needed_by: ["run header", "start time", "advisory"],
+    written_by: "no `dashboard/meta.json` — the collector writes it when it starts",
+  },
+  phases: {
+    path: "dashboard/phases/",
+    needed_by: ["Compute Utilization (phase lanes)", "time to ready", "stall watchdog"],
+    written_by: "no phases — miles' timer sinks write them with `--use-miles-dashboard` (FSDP runs have no train phases)",
+  },
+  metrics: {
+    path: "dashboard/metrics.jsonl",
+    needed_by: ["Metrics", "run list steps"],
+    written_by: "no `metrics.jsonl` — miles posts its logged metrics to the collector with `--use-miles-dashboard`",
+  },
+  gpu_util: {
+    path: "dashboard/gpu_util/",
+    needed_by: ["Compute Utilization (GPU lanes)", "heatmap", "fleet"],
+    written_by: "no GPU samples — the collector's GPU sampler (nvidia-smi/amd-smi; `--gpu-only --push URL` on the other nodes)",
+  },
+  engine_series: {
+    path: "dashboard/engine_series/",
+    needed_by: ["engine panels", "engine alarms"],
+    written_by: "no engine series — start the collector with `--router URL` or `--engines URL,…` so it scrapes SGLang /metrics",
+  },
+  topology: {
+    path: "dashboard/topology.jsonl",
+    needed_by: ["Compute Utilization (engine lanes)"],
+    written_by: "no topology — miles registers its engines with the collector (`--use-miles-dashboard`)",
+  },
+  trajectories: {
+    path: "dashboard/trajectories/",
+    needed_by: ["trajectory lanes", "sample lifecycle"],
+    written_by: "no trajectory events — miles' rollout posts them with `--use-miles-dashboard`",
+  },
+  rollout_dumps: {
+    path: "rollout_data/",
+    needed_by: ["Rollout step", "Sample", "rollout advisories"],
+    written_by: "no `rollout_data/` — miles dumps rollouts with `--dump-details DIR`",
+  },
+  logs: {
+    path: "logs/",
+    needed_by: ["log signals", "crash cause"],
+    written_by: "no logs — put the job's logs under `{run}/logs/` (*.log, *.out, *.err) or name them with `serve --run-logs RUN_ID=GLOB`",
+  },
+  host: {
+    path: "dashboard/host/",
+    needed_by: ["host panel", "host advisories"],
+    written_by: "no host telemetry — start the collector with `--host-telemetry`",
+  },
+};
+
+export const GetRunStatusQuery = z.object({});
+
+export const SignalSample = z.object({ file: z.string(), line: z.number().int(), text: z.string() }).strict();
+export const LogSignal = z
+  .object({
+    signal: z.enum(LOG_SIGNAL_NAMES),
+    severity: z.enum(["critical", "warning"]),
+    count: z.number().int().min(0),
+    first_ts: z.number().nullable(),
+    last_ts: z.number().nullable(),
+    samples: z.array(SignalSample).max(3),
+  })
+  .strict();
+export type LogSignal = z.infer<typeof LogSignal>;
+
+export const Evidence = z
+  .object({
+    kind: z.enum(["signal", "advisory", "telemetry", "end_marker"]),
+    text: z.string(),
+    ts: z.number().nullable(),
+    file: z.string().optional(),
+    line: z.number().int().optional(),
+  })
+  .strict();
+export type Evidence = z.infer<typeof Evidence>;
+
+export const Lifecycle = z
+  .object({
+    start_ts: z.number().nullable(),
+    ready_ts: z.number().nullable().describe("the first rollout phase closes"),
+    time_to_ready_s: z.number().nullable(),
+    first_step_ts: z.number().nullable().describe("the first actor_train phase closes (else the first metrics record)"),
+    time_to_first_step_s: z.number().nullable(),
+    readiness_gap_s: z.number().nullable().describe("first_step_ts − ready_ts"),
+    last_progress_ts: z.number().nullable(),
+    last_activity_ts: z.number().nullable(),
+    state: z.enum(RUN_STATES),
+    cause: z.string(),
+    evidence: z.array(Evidence),
+  })
+  .strict();
+export type Lifecycle = z.infer<typeof Lifecycle>;
+
+export const InputStatus = z
+  .object({ present: z.boolean(), path: z.string(), needed_by: z.array(z.string()), written_by: z.string() })
+  .strict();
+export type InputStatus = z.infer<typeof InputStatus>;
+
+export const GetRunStatusResponse = z
+  .object({
+    lifecycle: Lifecycle,
+    log_signals: z.array(LogSignal).length(LOG_SIGNAL_NAMES.length),
+    inputs: z.record(z.enum(RUN_INPUT_KEYS), InputStatus),
+  })
+  .strict();
+export type GetRunStatusResponse = z.infer<typeof GetRunStatusResponse>;

@@ -1,0 +1,165 @@
+/**
+ * Run lifecycle (docs/api.md 9.5.2): when the run started, became ready, took its first
+ * train step, last made progress and was last active — and what state it is in, with the
+ * cause and the evidence. Facts come from the telemetry store, the stall watchdog
+ * (lib/advisory, docs/api.md 10.1), the log signals and file mtimes; the judgement is a
+ * pure function of them (`judgeLifecycle`).
+ */
+import type { Evidence, Lifecycle, LogSignal, RunState } from "@/lib/contracts/health";
+import { stallAdvisories, type Advisory } from "@/lib/advisory";
+import { ruleOf } from "@/lib/health/signals";
+import { OPEN_T1, type MetricStore } from "@/lib/store/telemetry";
+import { phaseSource } from "@/lib/timeline/phases";
+
+/** A run with no activity for this long is no longer `running` (killed/stalled/finished). */
+export const ACTIVE_WINDOW_S = 300;
+/** Signals that mean a process died (a crash after the last progress ⇒ `crashed`). */
+export const FATAL_SIGNALS = ["crash", "oom", "nccl_error", "ray_actor_died"] as const;
+/** Phase whose first close means the run is ready (the first batch of rollout data exists). */
+export const READY_PHASE = "rollout";
+/** Phase whose first close is the first train step. */
+export const STEP_PHASE = "actor_train";
+/** The step key the end marker reads (docs/formats.md §4.1). */
+export const STEP_KEY = "rollout/step";
+
+export interface LifecycleFacts {
+  startTs: number | null;
+  readyTs: number | null;
+  firstStepTs: number | null;
+  lastProgressTs: number | null;
+  lastActivityTs: number | null;
+  /** Last rollout step in metrics.jsonl and the run's `num_rollout` argument. */
+  lastStep: { step: number; ts: number } | null;
+  numRollout: number | null;
+  stall: Advisory[];
+}
+
+const minOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+
+/** Facts from the telemetry store (`logModified`: the newest log mtime, unix s). */
+export async function lifecycleFacts(store: MetricStore, logModified: number | null): Promise<LifecycleFacts> {
+  const meta = store.meta();
+  const range = await store.timeRange();
+  const metrics = await store.metrics();
+  let readyTs: number | null = null;
+  let firstStepTs: number | null = null;
+  let lastProgressTs: number | null = null;
+  let stall: Advisory[] = [];
+  if (await store.phases.hasData()) {
+    const source = await phaseSource(store, null);
+    for (const b of source.blocks) {
+      const ready = b.strings.lookup(READY_PHASE);
+      const step = b.strings.lookup(STEP_PHASE);
+      for (let i = 0; i < b.n; i++) {
+        const t1 = b.t1[i]!;
+        if (t1 === OPEN_T1) continue;
+        lastProgressTs = maxOrNull(lastProgressTs, t1);
+        const name = b.name[i];
+        if (name === ready) readyTs = minOrNull(readyTs, t1);
+        else if (name === step) firstStepTs = minOrNull(firstStepTs, t1);
+      }
+    }
+    if (range) stall = stallAdvisories(source, range[1], meta?.start_ts ?? -Infinity);
+  }
+  let lastStep: LifecycleFacts["lastStep"] = null;
+  let firstMetricsTs: number | null = null;
+  for (const r of metrics) {
+    firstMetricsTs = minOrNull(firstMetricsTs, r.ts);
+    lastProgressTs = maxOrNull(lastProgressTs, r.ts);
+    if (r.step_key === STEP_KEY && typeof r.step === "number" && (!lastStep || r.step >= lastStep.step)) lastStep = { step: r.step, ts: r.ts };
+  }
+  const nr = meta?.args?.num_rollout;
+  return {
+    startTs: meta?.start_ts ?? range?.[0] ?? null,
+    readyTs,
+    firstStepTs: firstStepTs ?? firstMetricsTs,
+    lastProgressTs,
+    lastActivityTs: maxOrNull(range?.[1] ?? null, logModified),
+    lastStep,
+    numRollout: typeof nr === "number" && Number.isFinite(nr) && nr > 0 ? nr : null,
+    stall,
+  };
+}
+
+function signalEvidence(s: LogSignal): Evidence[] {
+  const out: Evidence[] = [];
+  const last = s.samples[s.samples.length - 1];
+  out.push({
+    kind: "signal",
+    text: `${s.signal}: ${s.count} line(s), last at ${s.last_ts === null ? "?" : new Date(s.last_ts * 1000).toISOString()}`,
+    ts: s.last_ts,
+    ...(last ? { file: last.file, line: last.line } : {}),
+  });
+  for (const x of s.samples) out.push({ kind: "signal", text: x.text, ts: s.last_ts, file: x.file, line: x.line });
+  return out;
+}
+
+const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
+
+/**
+ * The state rules, first match wins (docs/api.md 9.5.2):
+ *  1. `finished` — the last rollout step reached `num_rollout − 1` (the end marker);
+ *  2. `crashed` — a fatal signal (crash, oom, nccl_error, ray_actor_died) at or after the
+ *     last progress (closed phase or metrics record), or with no progress at all;
+ *  3. `stalled` — the stall watchdog fires (docs/api.md 10.1);
+ *  4. `running` — any activity (telemetry or log write) in the last ACTIVE_WINDOW_S;
+ *  5. `killed` — none of these: quiet, no end marker, no crash after the last progress.
+ */
+export function judgeLifecycle(f: LifecycleFacts, signals: readonly LogSignal[], now: number): Lifecycle {
+  const evidence: Evidence[] = [];
+  let state: RunState;
+  let cause: string;
+  const fatal = signals
+    .filter((s) => (FATAL_SIGNALS as readonly string[]).includes(s.signal) && s.count > 0 && s.last_ts !== null)
+    .filter((s) => f.lastProgressTs === null || s.last_ts! >= f.lastProgressTs)
+    .sort((a, b) => b.last_ts! - a.last_ts!);
+  const idle = f.lastActivityTs === null ? null : now - f.lastActivityTs;
+  if (f.lastStep && f.numRollout !== null && f.lastStep.step >= f.numRollout - 1) {
+    state = "finished";
+    cause = `rollout step ${f.lastStep.step} of num_rollout ${f.numRollout} was logged`;
+    evidence.push({ kind: "end_marker", text: cause, ts: f.lastStep.ts });
+  } else if (fatal.length) {
+    const top = fatal[0]!;
+    state = "crashed";
+    cause =
+      `${ruleOf(top.signal).meaning}` +
+      (f.lastProgressTs === null ? " before any progress" : ", after the last progress");
+    for (const s of fatal) evidence.push(...signalEvidence(s));
+  } else if (f.stall.length) {
+    state = "stalled";
+    cause = f.stall[0]!.message;
+    for (const a of f.stall) evidence.push({ kind: "advisory", text: a.message, ts: f.lastActivityTs });
+  } else if (idle !== null && idle <= ACTIVE_WINDOW_S) {
+    state = "running";
+    cause = `active ${Math.max(0, Math.round(idle))} s ago`;
+  } else {
+    state = "killed";
+    cause =
+      f.lastActivityTs === null
+        ? "no telemetry and no logs: nothing says the run ever started"
+        : `no activity for ${Math.round(idle!)} s, no end marker and no crash after the last progress`;
+  }
+  if (state !== "running" && state !== "finished" || evidence.length === 0) {
+    evidence.push({
+      kind: "telemetry",
+      text:
+        `last progress ${f.lastProgressTs === null ? "never" : new Date(f.lastProgressTs * 1000).toISOString()}, ` +
+        `last activity ${f.lastActivityTs === null ? "never" : new Date(f.lastActivityTs * 1000).toISOString()}`,
+      ts: f.lastActivityTs,
+    });
+  }
+  return {
+    start_ts: f.startTs,
+    ready_ts: f.readyTs,
+    time_to_ready_s: diff(f.readyTs, f.startTs),
+    first_step_ts: f.firstStepTs,
+    time_to_first_step_s: diff(f.firstStepTs, f.startTs),
+    readiness_gap_s: diff(f.firstStepTs, f.readyTs),
+    last_progress_ts: f.lastProgressTs,
+    last_activity_ts: f.lastActivityTs,
+    state,
+    cause,
+    evidence,
+  };
+}
