@@ -2,6 +2,7 @@
  * GPU utilisation series and process snapshots (docs/api.md 8.5). Rows come straight from the
  * typed columns of the gpu_util blocks; only the selected points become JS numbers.
  */
+import { timeSlicer } from "@/lib/timeline/slice";
 import type { GpuProcessSample, MetricStore } from "@/lib/store/telemetry";
 import type { GpuBlock } from "@/lib/store/telemetry/blocks";
 import { cmpStr } from "@/lib/store/telemetry/blocks";
@@ -74,6 +75,7 @@ export async function gpuSeries(
   selection: LaneSet | null,
 ): Promise<Record<string, GpuLaneSeries>> {
   const blocks = await store.gpuUtil.window(t0, t1);
+  const pause = timeSlicer();
   const L = store.dicts.laneKeys.values.length;
   const pick = laneMask(store, selection);
   const selected = new Uint8Array(L);
@@ -84,6 +86,7 @@ export async function gpuSeries(
   // pass 1: rows per lane
   const counts = new Uint32Array(L);
   for (const b of live) {
+    await pause();
     const f = b.flat();
     if (!f) {
       forEachGpuGroup([b], t0, t1, (bb, _ts, c, from, to) => {
@@ -105,6 +108,7 @@ export async function gpuSeries(
   }
   // pass 2: fill
   for (const b of live) {
+    await pause();
     const f = b.flat();
     if (!f) {
       forEachGpuGroup([b], t0, t1, (bb, ts, c, from, to) => {
@@ -132,6 +136,7 @@ export async function gpuSeries(
   lanes.sort((x, y) => cmpStr(d.laneNode[x.id]!, d.laneNode[y.id]!) || d.laneGpu[x.id]! - d.laneGpu[y.id]!);
   const out: Record<string, GpuLaneSeries> = {};
   for (const a of lanes) {
+    await pause();
     if (!a.sorted) sortLane(a);
     const sel = minMaxIndices(a.util, maxPoints);
     const n = sel ? sel.length : a.n;

@@ -3,6 +3,7 @@
  * MAX of the bucket's samples (activity must not average away); phase cells paint idle
  * phases first so any active phase wins a shared bucket; lifecycle rows are samples.
  */
+import { timeSlicer } from "@/lib/timeline/slice";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import type { MetricStore } from "@/lib/store/telemetry";
 import type { GpuBlock } from "@/lib/store/telemetry/blocks";
@@ -116,7 +117,9 @@ export async function heatmap(
   const cell = new Float64Array(R * X).fill(-Infinity);
   const span = t1 - t0;
   const slow: GpuBlock[] = [];
+  const pause = timeSlicer();
   for (const b of blocks) {
+    await pause();
     const f = b.flat();
     if (!f) {
       slow.push(b);
@@ -311,7 +314,9 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
     const maxima = new Int16Array(X * L).fill(-1);
     const span = rt1 - rt0;
     const slow: GpuBlock[] = [];
+    const pause = timeSlicer();
     for (const b of blocks) {
+      await pause();
       const f = b.flat();
       if (!f) {
         slow.push(b);

@@ -3,6 +3,7 @@
  * rollout-manager events painted onto the engine GPUs of each topology window, and the
  * synthetic `initialize` band from `meta.start_ts`.
  */
+import { timeSlicer } from "@/lib/timeline/slice";
 import type { LaneInfo, MetricStore } from "@/lib/store/telemetry";
 import { OPEN_T1 } from "@/lib/store/telemetry";
 import type { PhaseBlock } from "@/lib/store/telemetry/blocks";
@@ -143,7 +144,9 @@ export async function phasesByLane(
   for (const l of lanes) total += l.n;
   const out = new Array<PhaseInterval>(total);
   let w = 0;
+  const pause = timeSlicer();
   for (const l of lanes) {
+    await pause();
     const { node, gpu } = l;
     for (let i = 0; i < l.n; i++)
       out[w++] = { name: str[l.name[i]!]!, t0: l.t0[i]!, t1: l.t1[i]!, node, gpu, rank: l.rank[i]!, role: str[l.role[i]!]! };
@@ -176,7 +179,7 @@ export async function laneIntervals(
   const entry = indexCache.get(source);
   if (entry && entry.edge === edge && entry.lanes === lanes && entry.winSig === winSig) {
     entry.index ??= buildIndex(source, edge, windows, covered, str, rolloutManager);
-    if (entry.index.ok) return sliceIndex(store, entry.index, t0, t1, selection);
+    if (entry.index.ok) return await sliceIndex(store, entry.index, t0, t1, selection);
   } else indexCache.set(source, { edge, lanes, winSig, index: null });
 
   // lanes by (node id, gpu): numeric keys for the usual small GPU indices
@@ -419,7 +422,8 @@ function buildIndex(
 }
 
 /** A query's lanes from the index: the overlap test on each event, the initialize band. */
-function sliceIndex(store: MetricStore, index: PhaseIndex, t0: number | null, t1: number | null, selection: LaneSet | null): LaneIntervals[] {
+async function sliceIndex(store: MetricStore, index: PhaseIndex, t0: number | null, t1: number | null, selection: LaneSet | null): Promise<LaneIntervals[]> {
+  const pause = timeSlicer();
   const strings = store.dicts.phaseStrings;
   const meta = store.meta();
   const start = meta?.start_ts;
@@ -428,6 +432,7 @@ function sliceIndex(store: MetricStore, index: PhaseIndex, t0: number | null, t1
   const pick: number[] = [];
   for (const l of index.lanes) {
     if (selection && !selection.has(l.node, l.gpu)) continue;
+    await pause();
     // [lo, hi): events that may overlap — before lo every event ends at or before t0; from
     // hi on, only rollout-manager pieces can still start (as events) before t1
     let lo = 0;
