@@ -13,6 +13,7 @@ describe("--public-url", () => {
     expect(parsePublicUrl("https://Dash.Lab.Example/")).toBe("https://dash.lab.example");
     expect(parsePublicUrl("http://10.0.0.5:8080")).toBe("http://10.0.0.5:8080");
     expect(parsePublicUrl("https://dash.lab.example:443/")).toBe("https://dash.lab.example");
+    expect(parsePublicUrl("http://localhost:7788")).toBe("http://localhost:7788");
   });
 
   it.each([
@@ -23,6 +24,8 @@ describe("--public-url", () => {
     ["https://dash.lab.example/?", "query or fragment"],
     ["https://admin:pw@dash.lab.example", "user name or password"],
     ["https://dash.lab.example/rlboard", "must not have a path"],
+    ["http://127.0.0.1:7788", "use http://localhost:7788"],
+    ["http://[::1]:7788", "use http://localhost:7788"],
   ])("refuses %s with a clear message", (raw, why) => {
     expect(() => parsePublicUrl(raw)).toThrow(CliError);
     expect(() => parsePublicUrl(raw)).toThrow(why);

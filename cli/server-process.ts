@@ -49,7 +49,8 @@ export function checkPortFree(port: number, host: string): Promise<void> {
 /**
  * `--public-url URL` (or AUTH_URL): the address users open, e.g. https://dash.lab.org —
  * http(s), a host, no user info, query or fragment, and no path (rlboard is served at the
- * root of its host). Returns the origin, which becomes AUTH_URL of the server process.
+ * root of its host), not a loopback IP (localhost instead). Returns the origin, which
+ * becomes AUTH_URL of the server process.
  */
 export function parsePublicUrl(raw: string, flag = "--public-url"): string {
   let url: URL;
@@ -63,6 +64,11 @@ export function parsePublicUrl(raw: string, flag = "--public-url"): string {
   if (url.username || url.password) throw new CliError(`${flag} '${raw}': must not hold a user name or password`);
   if (url.search || url.hash || /[?#]/.test(raw)) throw new CliError(`${flag} '${raw}': must not have a query or fragment`);
   if (url.pathname !== "/") throw new CliError(`${flag} '${raw}': must not have a path (rlboard is served at the root of its host)`);
+  // Auth.js rebuilds AUTH_URL requests as NextRequests, whose URL says "localhost" for
+  // these: the OIDC callback would not be the redirect_uri the authorize step named.
+  if (/^(?:127(?:\.\d{1,3}){3}|\[::1\])$/.test(url.hostname)) {
+    throw new CliError(`${flag} '${raw}': use ${url.protocol}//localhost${url.port ? `:${url.port}` : ""} for a local address (and open that)`);
+  }
   return url.origin;
 }
 

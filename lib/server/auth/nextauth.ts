@@ -18,7 +18,7 @@ import "server-only";
  */
 import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
 import { headers as requestHeaders } from "next/headers";
-import { NextRequest } from "next/server";
+import type { NextRequest } from "next/server";
 import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import { z } from "zod";
@@ -166,11 +166,23 @@ async function buildConfig(request: Request | null): Promise<NextAuthConfig> {
 const nextAuth = NextAuth((request) => buildConfig(request ?? null));
 export const { auth, signIn, signOut } = nextAuth;
 
-/** The route handler's request, at the public origin (same path and query, headers and body). */
+/**
+ * The route handler's request at the public origin (same method, path, query, headers and
+ * body). A plain Request, not a NextRequest: NextRequest's URL turns 127.0.0.1 and [::1]
+ * into "localhost", and an OIDC callback at http://localhost:7788 is not the
+ * http://127.0.0.1:7788 the authorize step named (nor the host the cookies belong to).
+ * `nextUrl` is there for next-auth's AUTH_URL rewrite (next-auth/lib/env.js reqWithEnvURL),
+ * which names the same origin.
+ */
 function atPublicOrigin(req: NextRequest): NextRequest {
-  const url = new URL(req.url);
-  const target = `${publicOrigin(req.headers)}${url.pathname}${url.search}`;
-  return target === url.href ? req : new NextRequest(target, req);
+  const { pathname, search } = new URL(req.url);
+  const target = new URL(`${publicOrigin(req.headers)}${pathname}${search}`);
+  const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: req.headers, signal: req.signal };
+  if (req.body) {
+    init.body = req.body;
+    init.duplex = "half";
+  }
+  return Object.assign(new Request(target, init), { nextUrl: target }) as unknown as NextRequest;
 }
 
 /** app/api/auth/[...nextauth]/route.ts */

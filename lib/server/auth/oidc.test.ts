@@ -142,6 +142,16 @@ describe("OIDC behind a TLS proxy", () => {
     }
   });
 
+  it("keeps a loopback public host exactly as the browser has it (NextRequest would say localhost)", async () => {
+    serve({ trustProxy: true });
+    const browser = new ProxiedBrowser({ bind: BIND, host: BIND, forwarded: { "x-forwarded-host": "127.0.0.1:8443", "x-forwarded-proto": "https" } });
+    const { callback } = await signInWithOidc(browser);
+    const redirectUri = "https://127.0.0.1:8443/api/auth/callback/oidc";
+    expect(issuer.authorizeRequests[0]!.get("redirect_uri")).toBe(redirectUri);
+    expect(issuer.tokenRequests[0]!.body.get("redirect_uri")).toBe(redirectUri);
+    expect(callback.headers.get("location")).toBe("https://127.0.0.1:8443/runs");
+  });
+
   it("never redirects home to another origin after sign-in", async () => {
     serve({ publicUrl: PUBLIC });
     const browser = new ProxiedBrowser({ bind: BIND, host: BIND, forwarded: PROXY });
