@@ -2,10 +2,21 @@
 
 import { Link } from "@/components/shell/Link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import type { GetRunsResponse, RunSummary } from "@/lib/contracts/runs";
 import { useRuns } from "@/lib/client/queries";
 import { formatAgo, formatUtc } from "@/lib/format/time";
+import { RunAnnotations } from "@/components/runs/RunAnnotations";
+import "@/components/runs/runs.css";
+
+/** Compare takes 2–8 runs (docs/api.md "GET /api/compare"). */
+const MIN_COMPARE = 2;
+const MAX_COMPARE = 8;
+
+function argText(v: string | number | boolean | null | undefined): string {
+  if (v === undefined) return "";
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
 
 type SortKey = "activity" | "name" | "steps";
 
@@ -22,6 +33,22 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
   const pathname = usePathname();
   const q = params.get("q") ?? "";
   const sort = (params.get("sort") as SortKey | null) ?? "activity";
+  // Config columns (dotted meta.args keys) are sticky in the URL: `cols=lr,optim.beta2`.
+  const cols = useMemo(() => (params.get("cols") ?? "").split(",").filter(Boolean), [params]);
+  // Selection order matters: the first selected run is the compare baseline.
+  const [selected, setSelected] = useState<string[]>([]);
+  const [colFilter, setColFilter] = useState("");
+  const argKeys = useMemo(() => {
+    const keys = new Set<string>();
+    for (const r of data.runs) for (const k of Object.keys(r.args ?? {})) keys.add(k);
+    return [...keys].sort();
+  }, [data.runs]);
+  const toggleCol = (key: string) => setParam("cols", (cols.includes(key) ? cols.filter((c) => c !== key) : [...cols, key]).join(","));
+  const toggleRun = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  const known = new Set(data.runs.map((r) => r.id));
+  const chosen = selected.filter((id) => known.has(id));
+  const canCompare = chosen.length >= MIN_COMPARE && chosen.length <= MAX_COMPARE;
+  const compare = () => router.push(`/compare?${new URLSearchParams({ runs: chosen.join(","), view: "diff" }).toString()}`);
 
   // Search and sort live in the URL so a filtered list is a shareable link.
   const setParam = (key: string, value: string) => {
@@ -59,8 +86,34 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
             <option value="steps">steps</option>
           </select>
         </label>
+        <details className="runs-cols">
+          <summary className="btn">Config columns{cols.length ? ` (${cols.length})` : ""}</summary>
+          <div className="panel runs-cols-menu" role="group" aria-label="Config columns">
+            <input className="input" type="search" placeholder="Filter args keys…" aria-label="Filter args keys" value={colFilter} onChange={(e) => setColFilter(e.target.value)} />
+            {argKeys.length === 0 ? <span className="muted">No run has an args snapshot.</span> : null}
+            {argKeys
+              .filter((k) => !colFilter || k.toLowerCase().includes(colFilter.toLowerCase()))
+              .map((k) => (
+                <label key={k}>
+                  <input type="checkbox" checked={cols.includes(k)} onChange={() => toggleCol(k)} /> {k}
+                </label>
+              ))}
+          </div>
+        </details>
         <span className="muted" aria-live="polite">
           {runs.length} of {data.runs.length} runs
+        </span>
+        <span className="runs-compare">
+          <button type="button" className="btn btn-primary" disabled={!canCompare} onClick={compare} title={`select ${MIN_COMPARE}–${MAX_COMPARE} runs; the first selected is the baseline`}>
+            Compare{chosen.length ? ` (${chosen.length})` : ""}
+          </button>
+          <span className="muted" aria-live="polite">
+            {chosen.length === 0
+              ? `select ${MIN_COMPARE}–${MAX_COMPARE} runs to compare`
+              : chosen.length > MAX_COMPARE
+                ? `at most ${MAX_COMPARE} runs`
+                : `baseline: ${data.runs.find((r) => r.id === chosen[0])?.name ?? chosen[0]}`}
+          </span>
         </span>
       </div>
       {error ? (
@@ -79,17 +132,24 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
           <table className="runs-table">
             <thead>
               <tr>
+                <th className="runs-select" aria-label="Select for compare" />
                 <th>Run</th>
                 <th>Status</th>
                 <th>Data</th>
                 <th>Steps</th>
                 <th>Last activity</th>
+                {cols.map((c) => (
+                  <th key={c} className="mono" title={c}>
+                    {c}
+                  </th>
+                ))}
+                <th>Tags / notes</th>
                 <th>Open</th>
               </tr>
             </thead>
             <tbody>
               {runs.map((r) => (
-                <RunRow key={r.id} run={r} />
+                <RunRow key={r.id} run={r} cols={cols} selected={chosen.includes(r.id)} onToggle={() => toggleRun(r.id)} />
               ))}
             </tbody>
           </table>
@@ -99,11 +159,14 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
   );
 }
 
-function RunRow({ run }: { run: RunSummary }) {
+function RunRow({ run, cols, selected, onToggle }: { run: RunSummary; cols: string[]; selected: boolean; onToggle: () => void }) {
   const base = `/runs/${encodeURIComponent(run.id)}`;
   const caps = run.capabilities;
   return (
     <tr data-testid="run-row">
+      <td className="runs-select">
+        <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`Select ${run.name} for compare`} />
+      </td>
       <td>
         <Link href={`${base}/metrics`} className="run-name">
           {run.name}
@@ -128,6 +191,14 @@ function RunRow({ run }: { run: RunSummary }) {
       </td>
       <td className="mono">{run.steps}</td>
       <td title={formatUtc(run.last_ts)}>{formatAgo(run.last_ts)}</td>
+      {cols.map((c) => (
+        <td key={c} className="run-arg" title={argText(run.args?.[c])}>
+          {run.args === null ? <span className="muted">—</span> : argText(run.args[c])}
+        </td>
+      ))}
+      <td>
+        <RunAnnotations run={run} />
+      </td>
       <td>
         <div className="run-links">
           <Link href={`${base}/metrics`}>Metrics</Link>
