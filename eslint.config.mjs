@@ -27,7 +27,9 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: "error" },
     plugins: { "react-hooks": reactHooks },
     rules: {
-      "react-hooks/rules-of-hooks": "error",
+      // The plugin's recommended set (rules of hooks, refs, purity, set-state-in-effect…),
+      // with missing effect dependencies an error rather than a warning.
+      ...reactHooks.configs["recommended-latest"].rules,
       "react-hooks/exhaustive-deps": "error",
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],

@@ -8,17 +8,19 @@
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemo } from "react";
 import type { Meta } from "@/lib/charts/api-shapes";
 import type { Range, Zoom } from "@/lib/charts/core/range";
 import { buildCategories, filterKeys, type Category } from "@/lib/charts/metric-catalog";
-import { parseMetricsState, writeMetricsState, type MetricsUrlState } from "@/lib/charts/metrics-url";
+import { neighbourId, parseMetricsState, writeMetricsState, type MetricsUrlState } from "@/lib/charts/metrics-url";
 import { ApiClientError } from "@/lib/client/fetcher";
 import { useMeta } from "@/lib/client/telemetry-queries";
 import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
+import { useShortcuts } from "@/components/charts/use-shortcuts";
 import { currentParams, useUrlState, type HistoryMode } from "@/components/charts/use-url-state";
 import { EngineGrid } from "@/components/metrics/EngineGrid";
 import { ScalarGrid } from "@/components/metrics/ScalarGrid";
+import { useFilterText } from "@/components/metrics/use-filter-text";
 import "@/app/views.css";
 
 export interface MetricsNav {
@@ -43,26 +45,7 @@ export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta
 
   const update = (patch: Partial<MetricsUrlState>, mode: HistoryMode = "replace") => write(writeMetricsState(currentParams(), patch), mode);
 
-  // The filter box keeps its own text: polls and URL writes never wipe what is being typed.
-  const [filterText, setFilterText] = useState(state.filter);
-  const filterTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (filterTimer.current) clearTimeout(filterTimer.current);
-  }, []);
-  const onFilter = (v: string) => {
-    setFilterText(v);
-    if (filterTimer.current) clearTimeout(filterTimer.current);
-    filterTimer.current = setTimeout(() => {
-      filterTimer.current = null;
-      write(writeMetricsState(currentParams(), { filter: v }), "replace");
-    }, 200);
-  };
-  // Back/Forward changed the filter in the URL: adopt it, unless the user is mid-typing.
-  const [urlFilter, setUrlFilter] = useState(state.filter);
-  if (state.filter !== urlFilter) {
-    setUrlFilter(state.filter);
-    if (!filterTimer.current && filterText !== state.filter) setFilterText(state.filter);
-  }
+  const [filterText, onFilter] = useFilterText(state.filter, (v) => write(writeMetricsState(currentParams(), { filter: v }), "replace"));
 
   const keys = useMemo(() => (active ? filterKeys(active.keys, state.filter) : []), [active, state.filter]);
 
@@ -87,35 +70,21 @@ export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta
     update({ x: z.x, y });
   };
 
-  // External system: the keyboard. `[`/`]` step cursor, Enter opens it, Esc resets zoom.
-  const kbd = useRef({ trainIds: [...trainIds].sort((a, b) => a - b), nav, update, router });
-  kbd.current = { trainIds: [...trainIds].sort((a, b) => a - b), nav, update, router };
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
-      if (e.ctrlKey || e.metaKey || e.altKey) return;
-      const { trainIds: ids, nav: n, update: up, router: r } = kbd.current;
-      // the address bar, not the last render: two quick key presses must both count
-      const s = parseMetricsState(currentParams());
-      if (e.key === "Escape") {
-        up({ x: null, y: {}, step: null });
-      } else if ((e.key === "[" || e.key === "]") && ids.length > 0) {
-        const cur = s.step;
-        let next: number | undefined;
-        if (cur === null) next = e.key === "]" ? ids[0] : ids[ids.length - 1];
-        else if (e.key === "]") next = ids.find((v) => v > cur) ?? ids[ids.length - 1];
-        else next = [...ids].reverse().find((v) => v < cur) ?? ids[0];
-        if (next !== undefined) up({ step: next });
-      } else if (e.key === "Enter" && s.step !== null) {
-        const href = n.stepHref("rollout/step", s.step);
-        if (href) r.push(href);
-      } else return;
-      e.preventDefault();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  // `[`/`]` step cursor, Enter opens it, Esc resets zoom.
+  const sortedTrainIds = useMemo(() => [...trainIds].sort((a, b) => a - b), [trainIds]);
+  useShortcuts((e) => {
+    // the address bar, not the last render: two quick key presses must both count
+    const s = parseMetricsState(currentParams());
+    if (e.key === "Escape") update({ x: null, y: {}, step: null });
+    else if ((e.key === "[" || e.key === "]") && sortedTrainIds.length > 0) {
+      const next = neighbourId(sortedTrainIds, s.step, e.key === "]" ? 1 : -1);
+      if (next !== undefined) update({ step: next });
+    } else if (e.key === "Enter" && s.step !== null) {
+      const href = nav.stepHref("rollout/step", s.step);
+      if (href) router.push(href);
+    } else return false;
+    return true;
+  });
 
   if (meta.isPending) return <p className="muted">loading metrics…</p>;
   if (!m) {

@@ -56,6 +56,7 @@ export function TokenStrip({ model, scale, highlight, onHover }: TokenStripProps
   const lines = useMemo(() => layoutLines(widths, model.breakAfter, Math.max(120, width - 28)), [widths, model, width]);
   const col = scale ? model.stats[scale.stat] : undefined;
 
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler in this build (next.config.ts); the instance is read fresh every render, never memoised
   const virtualizer = useVirtualizer({
     count: lines.length,
     getScrollElement: () => scrollRef.current,

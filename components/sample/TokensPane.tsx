@@ -32,12 +32,16 @@ export interface TokensPaneProps {
 /** Elapsed seconds while `active` (the first tokens request of a step can be slow). */
 function useElapsed(active: boolean): number {
   const [since, setSince] = useState<{ t0: number; now: number } | null>(null);
+  // External system: the clock. The first tick lands after a second (the text shows
+  // from 2 s on); the count is cleared when the wait ends.
   useEffect(() => {
     if (!active) return;
     const t0 = Date.now();
-    setSince({ t0, now: t0 });
     const id = window.setInterval(() => setSince({ t0, now: Date.now() }), 1000);
-    return () => window.clearInterval(id);
+    return () => {
+      window.clearInterval(id);
+      setSince(null);
+    };
   }, [active]);
   return active && since ? Math.round((since.now - since.t0) / 1000) : 0;
 }

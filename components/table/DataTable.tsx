@@ -72,6 +72,7 @@ export function DataTable<TRow, TValue>(props: DataTableProps<TRow, TValue>) {
   const data = state.data ?? EMPTY;
   const filterable = Boolean(onColumnFiltersChange);
 
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler in this build (next.config.ts); the instance is read fresh every render, never memoised
   const table = useReactTable<TRow>({
     data: data,
     columns,

@@ -11,7 +11,7 @@
  */
 import { AxisTop } from "@visx/axis";
 import { scaleLinear } from "@visx/scale";
-import { memo, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
+import { memo, useEffect, useEffectEvent, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatClock, formatElapsed, formatValue } from "@/lib/charts/core/format";
 import { gpuSampleAt, overlayAt, phasesAt, processesAt, type LaneRow, type LanesModel, type ProcessTrack } from "@/lib/charts/prepare-lanes";
 import { latestViewport, panBy, tickStep, ticksWithStep, timeTicks, wheelFactor, zoomAround, type Viewport } from "@/lib/charts/timeline-viewport";
@@ -197,8 +197,12 @@ export function LaneCanvas(props: {
   const [hover, setHover] = useState<{ lane: number; t: number; clientX: number; clientY: number; px: number } | null>(null);
   const [wheelHint, setWheelHint] = useState(false);
   const drag = useRef<{ x: number; v: Viewport; moved: boolean } | null>(null);
-  const bounds = useRef({ T0, T1, maxWindow, width });
-  bounds.current = { T0, T1, maxWindow, width };
+  // Wheel zoom reads this render's range and width (an effect event, not a ref).
+  const zoomAt = useEffectEvent((clientX: number, left: number, deltaY: number) => {
+    const v = store.get();
+    const pivot = xToTime(clientX - left, v, width);
+    store.set(zoomAround(v, Math.min(v.v1, Math.max(v.v0, pivot)), wheelFactor(deltaY), T0, T1, maxWindow));
+  });
 
   // External system: the wheel (a non-passive listener is the only way to keep the page
   // from scrolling while zooming). Plain wheel scrolls the page unless the lanes have focus.
@@ -215,11 +219,7 @@ export function LaneCanvas(props: {
         return;
       }
       e.preventDefault();
-      const b = bounds.current;
-      const r = el.getBoundingClientRect();
-      const v = store.get();
-      const pivot = xToTime(e.clientX - r.left, v, b.width);
-      store.set(zoomAround(v, Math.min(v.v1, Math.max(v.v0, pivot)), wheelFactor(e.deltaY), b.T0, b.T1, b.maxWindow));
+      zoomAt(e.clientX, el.getBoundingClientRect().left, e.deltaY);
     };
     el.addEventListener("wheel", onWheel, { passive: false });
     return () => {

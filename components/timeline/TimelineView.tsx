@@ -12,32 +12,14 @@
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemo } from "react";
 import type { Meta, TopologyResponse } from "@/lib/charts/api-shapes";
 import { formatCompact } from "@/lib/charts/core/format";
-import {
-  brushToggle,
-  capLanes,
-  defaultSpacedSelection,
-  resolveLocally,
-  FLEET_THRESHOLD,
-  shownSelection,
-} from "@/lib/charts/lane-selection";
-import { neighbourStep, prepareSteps, type StepSpan } from "@/lib/charts/prepare-bubbles";
+import { brushToggle, FLEET_THRESHOLD } from "@/lib/charts/lane-selection";
+import { prepareSteps, type StepSpan } from "@/lib/charts/prepare-bubbles";
 import { prepareLanes, prepareProcessTracks } from "@/lib/charts/prepare-lanes";
 import { OVERLAYS, overlayMetric, parseTimelineState, writeTimelineState, type TimelineUrlState } from "@/lib/charts/timeline-url";
-import {
-  clampViewport,
-  covers,
-  fetchWindow,
-  followViewport,
-  isPinned,
-  latestViewport,
-  panBy,
-  span,
-  stepViewport,
-  zoomAround,
-} from "@/lib/charts/timeline-viewport";
+import { latestViewport, stepViewport } from "@/lib/charts/timeline-viewport";
 import { ApiClientError } from "@/lib/client/fetcher";
 import { preloadData } from "@/lib/client/preload";
 import {
@@ -52,10 +34,8 @@ import {
   useMetricSeries,
   usePhases,
   useProcesses,
-  useResolvedLanes,
   useTopology,
   timelineUrls,
-  type Win,
 } from "@/lib/client/telemetry-queries";
 import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
 import { useThemeName } from "@/components/charts/use-chart-theme";
@@ -66,10 +46,12 @@ import { AdvisoryPanel, Legend, MfuTile } from "@/components/timeline/InfoPanels
 import { LaneCanvas, type TimeFormat } from "@/components/timeline/LaneCanvas";
 import { LaneSelector } from "@/components/timeline/LaneSelector";
 import { StepStrip } from "@/components/timeline/StepStrip";
-import { createViewportStore } from "@/components/timeline/viewport-store";
+import { useLaneSelection } from "@/components/timeline/use-lane-selection";
+import { useHeldWhile } from "@/components/timeline/use-paint-gate";
+import { useTimelineKeys } from "@/components/timeline/use-timeline-keys";
+import { useTimelineViewport } from "@/components/timeline/use-timeline-viewport";
 import "@/app/views.css";
 
-const SETTLE_MS = 300;
 const GPU_MAX_POINTS = 4000;
 const CARPET_BUCKETS = 1200;
 const FLEET_BUCKETS = 600;
@@ -151,95 +133,12 @@ function TimelineBody({
   const st = parseTimelineState(params);
   const update = (patch: Partial<TimelineUrlState>, mode: HistoryMode = "replace") => write(writeTimelineState(currentParams(), patch), mode);
 
-  const [store] = useState(() =>
-    createViewportStore(
-      st.viewport
-        ? clampViewport(st.viewport, T0, T1, maxWindow)
-        : st.span
-          ? clampViewport({ v0: T1 - st.span, v1: T1 }, T0, T1, maxWindow)
-          : latestViewport(T0, T1, maxWindow),
-    ),
-  );
-  const [fetched, setFetched] = useState<Win>(() => {
-    const f = fetchWindow(store.get(), T0, T1, maxWindow);
-    return { t0: f.v0, t1: f.v1 };
-  });
-  const [overviewWin, setOverviewWin] = useState<Win>(() => ({ t0: store.get().v0, t1: store.get().v1 }));
-
-  // Sync: new data range (follow tick) → a pinned viewport trails the newest data.
-  const prevRange = useRef({ T0, T1 });
-  useEffect(() => {
-    const prev = prevRange.current;
-    if (prev.T0 === T0 && prev.T1 === T1) return;
-    prevRange.current = { T0, T1 };
-    store.set(followViewport(store.get(), prev.T1, T0, T1, maxWindow));
-  }, [T0, T1, maxWindow, store]);
-
-  // Sync: URL window (back/forward, pasted link) → store.
-  const urlV0 = st.viewport?.v0;
-  const urlV1 = st.viewport?.v1;
-  useEffect(() => {
-    if (urlV0 === undefined || urlV1 === undefined) return;
-    const v = store.get();
-    if (Math.abs(v.v0 - urlV0) > 0.05 || Math.abs(v.v1 - urlV1) > 0.05) store.set(clampViewport({ v0: urlV0, v1: urlV1 }, prevRange.current.T0, prevRange.current.T1, maxWindow));
-  }, [urlV0, urlV1, store, maxWindow]);
-
-  // Sync: store → URL + data window, once an interaction settles (external: timers).
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const settle = () => {
-      const v = store.get();
-      const { T0: a, T1: b } = prevRange.current;
-      const pinned = isPinned(v, b);
-      const full = latestViewport(a, b, maxWindow);
-      const isLatest = pinned && Math.abs(span(v) - span(full)) < 1e-3;
-      write(writeTimelineState(currentParams(), { viewport: pinned ? null : v, span: pinned && !isLatest ? span(v) : null }), "replace");
-      setFetched((prev) => {
-        if (covers({ v0: prev.t0, v1: prev.t1 }, v) && !(pinned && prev.t1 < b)) return prev;
-        const f = fetchWindow(v, a, b, maxWindow);
-        return { t0: f.v0, t1: f.v1 };
-      });
-      setOverviewWin((prev) => (prev.t0 === v.v0 && prev.t1 === v.v1 ? prev : { t0: v.v0, t1: v.v1 }));
-    };
-    const unsub = store.subscribe(() => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(settle, SETTLE_MS);
-    });
-    return () => {
-      unsub();
-      if (timer) clearTimeout(timer);
-    };
-  }, [store, write, maxWindow]);
+  const { store, fetched, settled } = useTimelineViewport({ T0, T1, maxWindow }, st, write);
 
   // ---- lanes
   const topology = useTopology(runId, follow, initialTopology);
-  const allLanes = useMemo(() => topology.data?.lanes ?? [], [topology.data]);
-  const defaultSel = topology.data ? (defaultSpacedSelection(allLanes) ?? "") : null;
-  const selection = st.lanes ?? defaultSel;
-  // The default of 8 spaced lanes is a real selection: written to the URL (no history entry).
-  useEffect(() => {
-    if (st.lanes === null && defaultSel !== null && defaultSel !== "") update({ lanes: defaultSel }, "replace");
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when the default becomes known or the URL loses lanes
-  }, [st.lanes, defaultSel]);
-
-  // Index-only selections resolve here from the topology; catalog terms (rank, engine,
-  // role) and anything malformed go to the server, which is the grammar's judge.
-  const local = useMemo(() => (selection !== null && topology.data ? resolveLocally(selection, allLanes) : null), [selection, topology.data, allLanes]);
-  const resolved = useResolvedLanes(runId, selection ?? "", selection === null || local !== null ? null : T1);
-  const lastGood = useRef<readonly { node: string; gpu: number; index: number }[]>([]);
-  if (local) lastGood.current = local;
-  else if (resolved.data && !resolved.isPlaceholderData) lastGood.current = resolved.data;
-  const serverSide = local === null;
-  const resolvedNow = local ?? (resolved.isError ? lastGood.current : (resolved.data ?? lastGood.current));
-  // Same lanes as before (a follow tick re-resolves) ⇒ same array, so nothing redraws.
-  const stable = useRef(resolvedNow);
-  const laneKey = (ls: readonly { node: string; gpu: number; index: number }[]) => ls.map((l) => `${l.index}@${l.node}:${l.gpu}`).join(",");
-  if (stable.current !== resolvedNow && laneKey(stable.current) !== laneKey(resolvedNow)) stable.current = resolvedNow;
-  const resolvedLanes = stable.current;
-  const capped = useMemo(() => capLanes(resolvedLanes), [resolvedLanes]);
-  const shown = capped.shown;
-  const dataLanes = shownSelection(shown);
-  const selectedSet = useMemo(() => new Set(resolvedLanes.map((l) => l.index)), [resolvedLanes]);
+  const lanes = useLaneSelection(runId, topology.data, st.lanes, T1, (sel) => update({ lanes: sel }, "replace"));
+  const { allLanes, selection, resolvedLanes, shown, dataLanes, selectedSet } = lanes;
 
   const hasLanes = shown.length > 0;
   const phases = usePhases(runId, fetched, dataLanes, hasLanes);
@@ -249,13 +148,11 @@ function TimelineBody({
   const ovMetric = meta.capabilities.has_engine_series ? overlayMetric(ovId) : null;
   const engine = useEngineSeries(runId, ovMetric, { perDpRank: false, win: fetched, maxPoints: GPU_MAX_POINTS, follow: false });
 
-  // The lanes are drawn once their inputs have all answered: while one of them is still on
-  // its first request the others wait, so 32 lanes are painted once, not once per answer.
+  // Paint gating: while one input is still on its first request the others wait.
   const firstLoad = (q: { data: unknown; isPending: boolean; isError: boolean }, on = true) => on && q.data === undefined && q.isPending && !q.isError;
   const holding = hasLanes && (firstLoad(phases) || firstLoad(gpu) || firstLoad(engine, ovMetric !== null));
-  const lanesInput = useRef<{ phases: typeof phases.data; gpu: typeof gpu.data; engine: typeof engine.data }>({ phases: undefined, gpu: undefined, engine: undefined });
-  if (!holding) lanesInput.current = { phases: phases.data, gpu: gpu.data, engine: engine.data };
-  const held = lanesInput.current;
+  const answers = useMemo(() => ({ phases: phases.data, gpu: gpu.data, engine: engine.data }), [phases.data, gpu.data, engine.data]);
+  const held = useHeldWhile(holding, answers);
   const model = useMemo(
     () =>
       prepareLanes({
@@ -266,7 +163,7 @@ function TimelineBody({
         overlayMetric: ovMetric,
         engine: ovMetric ? held.engine : undefined,
       }),
-    [shown, held.phases, held.gpu, topology.data, ovMetric, held.engine],
+    [shown, held, topology.data, ovMetric],
   );
   const processTracks = useMemo(() => prepareProcessTracks(procs.data?.processes), [procs.data]);
 
@@ -275,7 +172,7 @@ function TimelineBody({
   const manyLanes = meta.capabilities.use_utilization_overview || totalLanes > FLEET_THRESHOLD;
   // The overview covers the same margin-padded window as the lanes (at the viewport's
   // resolution), so a pan within the margin never shows an empty carpet.
-  const overRatio = Math.max(1, (fetched.t1 - fetched.t0) / Math.max(1e-9, overviewWin.t1 - overviewWin.t0));
+  const overRatio = Math.max(1, (fetched.t1 - fetched.t0) / Math.max(1e-9, settled.t1 - settled.t0));
   const carpetBuckets = Math.min(4000, Math.round(CARPET_BUCKETS * overRatio));
   const fleetBuckets = Math.min(4000, Math.round(FLEET_BUCKETS * overRatio));
   const heatmap = useHeatmap(runId, st.carpet, fetched, carpetBuckets, { enabled: !manyLanes && topology.isSuccess, follow });
@@ -300,48 +197,22 @@ function TimelineBody({
   const trainIds = useMemo(() => new Set(meta.rollout_ids.train), [meta.rollout_ids.train]);
   const stepHref = (step: number) => (trainIds.has(step) ? `${base}/rollout/${step}` : null);
   const goStep = (s: StepSpan) => {
-    const r = prevRange.current;
-    store.set(stepViewport(s.t1, s.t1 - s.t0, r.T0, r.T1, maxWindow));
+    const r = store.range();
+    store.set(stepViewport(s.t1, s.t1 - s.t0, r.T0, r.T1, r.maxWindow));
     update({ step: s.step });
   };
   const latest = () => {
-    const r = prevRange.current;
-    store.set(latestViewport(r.T0, r.T1, maxWindow));
+    const r = store.range();
+    store.set(latestViewport(r.T0, r.T1, r.maxWindow));
     update({ step: null });
   };
-
-  // External system: the keyboard. [ ] steps, Esc latest window, +/− zoom, ←/→ pan.
-  const kbd = useRef({ steps, goStep, latest });
-  kbd.current = { steps, goStep, latest };
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
-      if (e.ctrlKey || e.metaKey || e.altKey) return;
-      const k = kbd.current;
-      const v = store.get();
-      const { T0: a, T1: b } = prevRange.current;
-      const centre = (v.v0 + v.v1) / 2;
-      if (e.key === "[" || e.key === "]") {
-        // the address bar, not the last render: two quick key presses must both count
-        const s = neighbourStep(k.steps, parseTimelineState(currentParams()).step, centre, e.key === "]" ? 1 : -1);
-        if (s) k.goStep(s);
-      } else if (e.key === "Escape") k.latest();
-      else if (e.key === "+" || e.key === "=") store.set(zoomAround(v, centre, 0.5, a, b, maxWindow));
-      else if (e.key === "-" || e.key === "_") store.set(zoomAround(v, centre, 2, a, b, maxWindow));
-      else if ((e.key === "ArrowLeft" || e.key === "ArrowRight") && t?.closest(".lanes-box")) store.set(panBy(v, (e.key === "ArrowLeft" ? -0.2 : 0.2) * span(v), a, b));
-      else return;
-      e.preventDefault();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [store, maxWindow]);
+  useTimelineKeys(store, steps, goStep, latest);
 
   const fmt: TimeFormat = { absTime: st.absTime, utc: st.utc, T0 };
   const ovLabel = ovMetric ? (OVERLAYS.find((o) => o.metric === ovMetric)?.id ?? ovMetric) : null;
-  const laneError = serverSide && resolved.isError ? errText(resolved.error) : null;
+  const laneError = errText(lanes.serverError);
   const dataError = errText(phases.error) ?? errText(gpu.error) ?? errText(engine.error);
-  const loadingLanes = (serverSide && resolved.isPending) || phases.isFetching || gpu.isFetching;
+  const loadingLanes = lanes.resolving || phases.isFetching || gpu.isFetching;
 
   const onPick = async (criterion: string): Promise<string | null> => {
     try {
@@ -395,7 +266,7 @@ function TimelineBody({
         selection={selection ?? ""}
         onChange={(sel) => update({ lanes: sel }, "push")}
         serverError={laneError}
-        total={local || resolved.data || resolved.isError ? resolvedLanes.length : null}
+        total={lanes.known ? resolvedLanes.length : null}
         shown={shown.length}
         onPick={onPick}
       />

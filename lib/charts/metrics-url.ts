@@ -59,3 +59,10 @@ export function writeMetricsState(base: URLSearchParams, patch: Partial<MetricsU
   const s = readableQuery(sp);
   return s ? `?${s}` : "";
 }
+
+/** The step after (dir 1) or before (-1) `cur` in ascending ids; from no cursor: the first or the last. */
+export function neighbourId(ids: readonly number[], cur: number | null, dir: 1 | -1): number | undefined {
+  if (cur === null) return dir === 1 ? ids[0] : ids[ids.length - 1];
+  if (dir === 1) return ids.find((v) => v > cur) ?? ids[ids.length - 1];
+  return [...ids].reverse().find((v) => v < cur) ?? ids[0];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMetricsState, writeMetricsState } from "@/lib/charts/metrics-url";
+import { neighbourId, parseMetricsState, writeMetricsState } from "@/lib/charts/metrics-url";
 import { parseTimelineState, writeTimelineState } from "@/lib/charts/timeline-url";
 
 describe("metrics URL state", () => {
@@ -46,5 +46,17 @@ describe("readable query", () => {
     expect(q).toContain("x=1~2");
     expect(q).toContain("y:perf/step_time=3~4");
     expect(parseMetricsState(new URLSearchParams(q.slice(1))).filter).toBe("a%3Ab");
+  });
+});
+
+describe("step cursor keys", () => {
+  it("moves to the next/previous id, stops at the ends, starts at the first or last", () => {
+    const ids = [0, 2, 5];
+    expect(neighbourId(ids, null, 1)).toBe(0);
+    expect(neighbourId(ids, null, -1)).toBe(5);
+    expect(neighbourId(ids, 2, 1)).toBe(5);
+    expect(neighbourId(ids, 3, -1)).toBe(2);
+    expect(neighbourId(ids, 5, 1)).toBe(5);
+    expect(neighbourId(ids, 0, -1)).toBe(0);
   });
 });

@@ -1,0 +1,58 @@
+"use client";
+
+/**
+ * Lane selection of the Compute Utilization view: the URL's `lanes=` (or the default of 8
+ * spaced lanes, written to the URL once the topology is known), resolved to lanes.
+ * Index-only selections resolve here from the topology; catalog terms (rank, engine,
+ * role) and anything malformed go to the server, which is the grammar's judge. While a
+ * new answer is on its way, or after a failed one, the last good lanes stay; the same
+ * lanes as before (a follow tick re-resolves) keep the same array, so nothing redraws.
+ */
+import { useEffect, useEffectEvent, useMemo, useState } from "react";
+import type { TopologyResponse } from "@/lib/charts/api-shapes";
+import { capLanes, defaultSpacedSelection, resolveLocally, shownSelection } from "@/lib/charts/lane-selection";
+import { useResolvedLanes } from "@/lib/client/telemetry-queries";
+
+type Lane = { node: string; gpu: number; index: number };
+
+const laneKey = (ls: readonly Lane[]) => ls.map((l) => `${l.index}@${l.node}:${l.gpu}`).join(",");
+
+export function useLaneSelection(runId: string, topology: TopologyResponse | undefined, urlLanes: string | null, T1: number, setDefault: (selection: string) => void) {
+  const allLanes = useMemo(() => topology?.lanes ?? [], [topology]);
+  const defaultSel = topology ? (defaultSpacedSelection(allLanes) ?? "") : null;
+  const selection = urlLanes ?? defaultSel;
+  // The default is a real selection: written to the URL (no history entry).
+  const writeDefault = useEffectEvent((sel: string) => setDefault(sel));
+  useEffect(() => {
+    if (urlLanes === null && defaultSel !== null && defaultSel !== "") writeDefault(defaultSel);
+  }, [urlLanes, defaultSel]);
+
+  const local = useMemo(() => (selection !== null && topology ? resolveLocally(selection, allLanes) : null), [selection, topology, allLanes]);
+  const resolved = useResolvedLanes(runId, selection ?? "", selection === null || local !== null ? null : T1);
+  const serverSide = local === null;
+
+  // The last good lanes, kept by value (adjusted during render, so no ref is read there).
+  const good = local ?? (resolved.data && !resolved.isPlaceholderData ? resolved.data : null);
+  const goodKey = good ? laneKey(good) : null;
+  const [kept, setKept] = useState<{ key: string; lanes: readonly Lane[] }>({ key: "", lanes: [] });
+  if (good && goodKey !== kept.key) setKept({ key: goodKey!, lanes: good });
+  const now = local ?? (resolved.isError ? kept.lanes : (resolved.data ?? kept.lanes));
+  const resolvedLanes = now === kept.lanes || laneKey(now) === kept.key ? kept.lanes : now;
+
+  const capped = useMemo(() => capLanes(resolvedLanes), [resolvedLanes]);
+  const shown = capped.shown;
+  const selectedSet = useMemo(() => new Set(resolvedLanes.map((l) => l.index)), [resolvedLanes]);
+  return {
+    allLanes,
+    selection,
+    resolvedLanes,
+    shown,
+    /** the selection string the lane queries send (the capped, shown lanes) */
+    dataLanes: shownSelection(shown),
+    selectedSet,
+    /** the server answered the selection (or it resolved locally): the count is known */
+    known: local !== null || resolved.data !== undefined || resolved.isError,
+    serverError: serverSide && resolved.isError ? resolved.error : null,
+    resolving: serverSide && resolved.isPending,
+  };
+}
