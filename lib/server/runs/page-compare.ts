@@ -7,7 +7,11 @@ import "server-only";
 import { ApiError } from "@/lib/api/errors";
 import type { CompareReport } from "@/lib/compare/report";
 import { getCompare } from "@/lib/server/runs/compare";
-import { resolveRun } from "@/lib/server/runs/context";
+import { runArgs, type ArgCell } from "@/lib/runs/run-args";
+import { getRunOrThrow, resolveRun } from "@/lib/server/runs/context";
+import { getPageRunOrNotFound } from "@/lib/server/runs/page-run";
+import type { ScannedRun } from "@/lib/server/runs/scan";
+import { wandbUrl } from "@/lib/timeline/meta";
 import { requirePageUser, type PageUser } from "@/lib/server/session";
 
 export interface PageCompare {
@@ -35,4 +39,16 @@ export async function getPageCompare(runs: string, view: string, x: string): Pro
     if (ApiError.is(err)) return { user, report: null, error: { status: err.status, message: err.message }, live: false };
     throw err;
   }
+}
+
+/**
+ * For the run header (app/(dashboard)/runs/[runId]/layout.tsx): the run (session checked
+ * first by getPageRunOrNotFound), its args snapshot as dotted paths and the wandb link
+ * that `/api/meta` also returns.
+ */
+export async function getPageRunHeader(runId: string): Promise<{ run: ScannedRun; args: Record<string, ArgCell> | null; wandbUrl: string | null }> {
+  const run = await getPageRunOrNotFound(runId);
+  const ctx = await getRunOrThrow(run.id);
+  const meta = ctx.store.meta();
+  return { run, args: runArgs(run.realDir), wandbUrl: meta ? wandbUrl(meta.args) : null };
 }

@@ -1,13 +1,15 @@
 import { Link } from "@/components/shell/Link";
 import type { ReactNode } from "react";
 import { RunTabs } from "@/components/run/RunTabs";
-import { getPageRunOrNotFound } from "@/lib/server/runs/page-run";
+import { RunHeaderArgs } from "@/components/runs/RunHeaderArgs";
+import "@/components/runs/runs.css";
+import { getPageRunHeader } from "@/lib/server/runs/page-compare";
 
 export const dynamic = "force-dynamic";
 
 export default async function RunLayout({ children, params }: { children: ReactNode; params: Promise<{ runId: string }> }) {
   const { runId } = await params;
-  const run = await getPageRunOrNotFound(runId);
+  const { run, args, wandbUrl } = await getPageRunHeader(runId);
   const base = `/runs/${encodeURIComponent(run.id)}`;
   return (
     <div className="run-shell">
@@ -20,6 +22,7 @@ export default async function RunLayout({ children, params }: { children: ReactN
           <h1 title={run.id}>{run.name}</h1>
           {run.live ? <span className="badge badge-live">live</span> : null}
         </div>
+        <RunHeaderArgs args={args} wandbUrl={wandbUrl} />
         <RunTabs base={base} hasTimeline={run.hasTimeline} hasDumps={run.hasDumps} />
       </div>
       {children}
