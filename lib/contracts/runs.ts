@@ -20,6 +20,15 @@ export const RunSummary = z
       .describe("meta.json args flattened to dotted paths (arrays and objects as JSON text); null without a snapshot (rlboard extension)"),
     tags: z.array(z.string()).describe("the lab's tags for the run, kept in the server's database (rlboard extension)"),
     notes: z.string().describe("the lab's notes for the run (rlboard extension)"),
+    state: z
+      .enum(["running", "finished", "stalled", "crashed", "killed"])
+      .nullable()
+      .describe("run health (docs/api.md 9.5.2); null until judged (rlboard extension)"),
+    alarm: z
+      .object({ level: z.enum(["critical", "warning"]), text: z.string() })
+      .strict()
+      .nullable()
+      .describe("the worst alarm: a crashed/stalled cause, else the worst log signal (rlboard extension)"),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummary>;

@@ -2,6 +2,7 @@ import type { GetRunsResponse, RunSummary } from "@/lib/contracts/runs";
 import { runArgs, type ArgCell } from "@/lib/runs/run-args";
 import { getDb } from "@/lib/server/db";
 import { allAnnotations, type RunAnnotation } from "@/lib/server/runs/annotations";
+import { cachedRunHealth, refreshRunHealth } from "@/lib/health/server";
 import { getRegistry } from "@/lib/server/runs/context";
 import type { ScannedRun } from "@/lib/server/runs/scan";
 
@@ -21,6 +22,8 @@ export function toRunSummary(
     args: extra.args,
     tags: extra.annotation?.tags ?? [],
     notes: extra.annotation?.notes ?? "",
+    state: cachedRunHealth(r.id)?.state ?? null,
+    alarm: cachedRunHealth(r.id)?.alarm ?? null,
   };
 }
 
@@ -34,4 +37,14 @@ export function listRuns(opts: { refresh?: boolean; q?: string } = {}): GetRunsR
     .filter((r) => !q || r.name.toLowerCase().includes(q) || r.id.toLowerCase().includes(q) || r.relPath.toLowerCase().includes(q))
     .map((r) => toRunSummary(r, { args: runArgs(r.realDir), annotation: notes.get(r.id) }));
   return { mode: registry.mode.kind, runs };
+}
+
+/**
+ * `listRuns` after judging the listed runs whose state is stale (docs/api.md 9.5.4; within
+ * a time budget — the rest keep their last state, or null, until a later request).
+ */
+export async function listRunsJudged(opts: { refresh?: boolean; q?: string } = {}): Promise<GetRunsResponse> {
+  const first = listRuns(opts);
+  await refreshRunHealth(first.runs.map((r) => ({ id: r.id, key: String(r.last_ts) })));
+  return listRuns({ q: opts.q });
 }

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GetRunStatusResponse, LOG_SIGNAL_NAMES, RUN_INPUT_KEYS, RUN_INPUTS } from "@/lib/contracts/health";
 import { phase, RunBuilder } from "@/lib/store/telemetry/testing";
 import { callJson, setupTestServer, type TestServer } from "@/lib/testing/api";
+import { GetRunsResponse } from "@/lib/contracts/runs";
+import { GET as runsGET } from "../runs/route";
 import { GET } from "./route";
 
 let root: string;
@@ -147,5 +149,16 @@ describe("GET /api/run_status", () => {
     const by = Object.fromEntries(s.log_signals.map((x) => [x.signal, x]));
     expect(by.crash!.count).toBe(1); // not counted twice
     expect(by.nccl_error).toMatchObject({ count: 1, last_ts: T + 800, samples: [{ line: 5 }] });
+  });
+
+  test("GET /api/runs carries each run's state and worst alarm", async () => {
+    const { status: code, body } = await callJson(runsGET, "/api/runs", { token: server.token });
+    expect(code).toBe(200);
+    const runs = Object.fromEntries(GetRunsResponse.parse(body).runs.map((r) => [r.id, r]));
+    expect(runs.crashed).toMatchObject({ state: "crashed", alarm: { level: "critical" } });
+    expect(runs.crashed!.alarm!.text).toContain("after the last progress");
+    expect(runs.finished).toMatchObject({ state: "finished", alarm: null });
+    expect(runs.killed).toMatchObject({ state: "killed", alarm: { level: "warning", text: "nan_inf ×1" } });
+    expect(runs.empty).toMatchObject({ state: "killed", alarm: null });
   });
 });

@@ -1,8 +1,8 @@
 import { withApi } from "@/lib/api/with-api";
 import { GetRunsQuery } from "@/lib/contracts/runs";
-import { listRuns } from "@/lib/runs/list-runs";
+import { listRunsJudged } from "@/lib/runs/list-runs";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ query: GetRunsQuery, run: false }, async ({ query }) => listRuns(query));
+export const GET = withApi({ query: GetRunsQuery, run: false }, async ({ query }) => listRunsJudged(query));
