@@ -19,14 +19,9 @@ import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
 import { useShortcuts } from "@/components/charts/use-shortcuts";
 import { currentParams, useUrlState, type HistoryMode } from "@/components/charts/use-url-state";
 import { EngineGrid } from "@/components/metrics/EngineGrid";
-import { ScalarGrid } from "@/components/metrics/ScalarGrid";
+import { ScalarGrid, type MetricsNav } from "@/components/metrics/ScalarGrid";
 import { useFilterText } from "@/components/metrics/use-filter-text";
 import "@/app/views.css";
-
-export interface MetricsNav {
-  /** href of a step's Rollouts view, or null when that step has no dump */
-  stepHref: (axis: string, step: number) => string | null;
-}
 
 function errorText(err: unknown): string {
   return err instanceof ApiClientError ? `${err.message} (HTTP ${err.status})` : err instanceof Error ? err.message : String(err);

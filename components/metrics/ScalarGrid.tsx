@@ -17,7 +17,11 @@ import { ApiClientError } from "@/lib/client/fetcher";
 import { useMetricGroups } from "@/lib/client/telemetry-queries";
 import { CanvasChart } from "@/components/charts/CanvasChart";
 import { useChartTheme } from "@/components/charts/use-chart-theme";
-import type { MetricsNav } from "@/components/metrics/MetricsView";
+
+export interface MetricsNav {
+  /** href of a step's Rollouts view, or null when that step has no dump */
+  stepHref: (axis: string, step: number) => string | null;
+}
 
 function errText(e: unknown): string {
   return e instanceof ApiClientError ? e.message : e instanceof Error ? e.message : String(e);
