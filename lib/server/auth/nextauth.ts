@@ -62,6 +62,14 @@ function authJsActionOrigin(headers: Headers): string | null {
   return host && (proto === "http" || proto === "https") ? `${proto}://${host}` : null;
 }
 
+/**
+ * Whether Auth.js may run a sign-in server action for these headers (its trustHost): only
+ * when the origin it will derive is the one public-url.ts answers.
+ */
+export function serverActionOriginTrusted(headers: Headers): boolean {
+  return authJsActionOrigin(headers) === publicOrigin(headers);
+}
+
 /** The request headers of a server action / server component; null outside a request. */
 async function currentHeaders(): Promise<Headers | null> {
   try {
@@ -82,7 +90,7 @@ async function buildConfig(request: Request | null): Promise<NextAuthConfig> {
   // public-url.ts chose; a server action only when Auth.js' own reading of the headers
   // agrees with it — a client-sent X-Forwarded-Host, or a TLS proxy in front without
   // --trust-proxy / --public-url, is refused (UntrustedHost) instead of being used.
-  const trustHost = request !== null || (headers !== null && authJsActionOrigin(headers) === publicOrigin(headers));
+  const trustHost = request !== null || (headers !== null && serverActionOriginTrusted(headers));
   const useSecureCookies = headers ? isSecureRequest(headers) : env.secureCookies || (env.publicUrl?.startsWith("https://") ?? false);
   const providers: NextAuthConfig["providers"] = [
     Credentials({

@@ -15,6 +15,7 @@ import { parsePublicUrl, serverEnvVars } from "@/cli/server-process";
 import { getDb } from "@/lib/server/db";
 import { findUser } from "@/lib/server/auth/users";
 import { forgetSessionCache, sessionUserFromCookies } from "@/lib/server/auth/session-token";
+import { serverActionOriginTrusted } from "@/lib/server/auth/nextauth";
 import { startFakeOidc, type FakeOidc } from "@/lib/testing/fake-oidc";
 import { ProxiedBrowser } from "@/lib/testing/auth-browser";
 
@@ -157,5 +158,25 @@ describe("OIDC behind a TLS proxy", () => {
     const browser = new ProxiedBrowser({ bind: BIND, host: BIND, forwarded: PROXY });
     const { callback } = await signInWithOidc(browser, "https://evil.test/steal");
     expect(callback.headers.get("location")).toBe(PUBLIC);
+  });
+});
+
+describe("sign-in server actions (the login form, the SSO button)", () => {
+  // The headers as Next hands them to a server action: it fills X-Forwarded-Host from Host
+  // and X-Forwarded-Proto from the socket when the client sent none.
+  const direct = { host: "127.0.0.1:7788", "x-forwarded-host": "127.0.0.1:7788", "x-forwarded-proto": "http" };
+  const tlsProxy = { host: "dash.lab.test", "x-forwarded-host": "dash.lab.test", "x-forwarded-proto": "https" };
+  const cases: [string, Partial<ServerEnvironment>, Record<string, string>, boolean][] = [
+    ["direct, no settings", {}, direct, true],
+    ["direct, a client-sent X-Forwarded-Host", {}, { ...direct, "x-forwarded-host": "evil.test" }, false],
+    ["direct, a client-sent X-Forwarded-Proto: https", {}, { ...direct, "x-forwarded-proto": "https" }, false],
+    ["a TLS proxy, rlboard not told", {}, tlsProxy, false],
+    ["a TLS proxy with RLBOARD_SECURE_COOKIES=1", { secureCookies: true }, tlsProxy, true],
+    ["a TLS proxy with --trust-proxy", { trustProxy: true }, tlsProxy, true],
+    ["a TLS proxy with --public-url", { publicUrl: PUBLIC }, tlsProxy, true],
+  ];
+  it.each(cases)("%s (trusted: %s)", (_name, env, headers, trusted) => {
+    serve(env);
+    expect(serverActionOriginTrusted(new Headers(headers))).toBe(trusted);
   });
 });
