@@ -49,7 +49,14 @@ beforeAll(() => {
 
 afterAll(async () => {
   await handle?.stop();
-  if (mounted) execFileSync("umount", [mnt]);
+  if (mounted) {
+    try {
+      execFileSync("umount", [mnt]);
+    } catch (e) {
+      execFileSync("umount", ["-l", mnt]); // still busy: detach it anyway, and fail
+      throw e;
+    }
+  }
   if (mnt) rmSync(mnt, { recursive: true, force: true });
 });
 

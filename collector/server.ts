@@ -276,8 +276,10 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       });
       const snap = topology.tick(now());
       if (snap) writer.add("topology", [snap]);
-      // Final flush, with two quick retries for transient errors.
-      for (let attempt = 0; attempt < 3 && writer.pending() > 0; attempt++) {
+      // Final flush, with two quick retries for transient errors. The first one
+      // always runs: it queues behind a flush in progress, whose records
+      // pending() does not count (and which may still fail and requeue them).
+      for (let attempt = 0; attempt < 3 && (attempt === 0 || writer.pending() > 0); attempt++) {
         if (attempt > 0) await new Promise((r) => setTimeout(r, 200));
         await writer.flush();
       }
