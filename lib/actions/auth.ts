@@ -26,7 +26,7 @@ export async function loginAction(_prev: LoginState, form: FormData): Promise<Lo
     if (err instanceof AuthError) {
       const code = (err as AuthError & { code?: string }).code;
       if (code === "locked") {
-        return { error: "Too many failed attempts: this account is locked for 5 minutes from this address.", name };
+        return { error: "Too many failed attempts: sign-in for this account is locked for 5 minutes. Try again later or ask an admin.", name };
       }
       return { error: "Wrong user name or password.", name };
     }
