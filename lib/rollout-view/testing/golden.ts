@@ -1,6 +1,6 @@
 /**
  * Excerpts of the original server's answers for the miles-demo fixture run
- * (shared/fixtures/miles-demo-expected/golden.json), for the preparers' unit tests.
+ * (fixtures/miles-demo-expected/golden.json), for the preparers' unit tests.
  * Step 0: first 8 summary rows, all groups, first 6 trajectory lanes; sample 0 messages
  * and tokens (train full, train window 2–9, eval full).
  */
