@@ -13,14 +13,11 @@ import { describeMetric } from "@/lib/charts/metric-catalog";
 import { seriesColor } from "@/lib/charts/palette";
 import { ticksFrom } from "@/lib/charts/core/ticks";
 import { engineLabels, mergeEngineOrder, prepareEngineChart, stripScheme } from "@/lib/charts/prepare-line";
-import { ApiClientError } from "@/lib/client/fetcher";
+import { errorMessage } from "@/lib/client/fetcher";
 import { useEngineCharts } from "@/lib/client/telemetry-queries";
 import { CanvasChart } from "@/components/charts/CanvasChart";
+import { MetricCardFrame } from "@/components/metrics/MetricCardFrame";
 import { useThemeName } from "@/components/charts/use-chart-theme";
-
-function errText(e: unknown): string {
-  return e instanceof ApiClientError ? e.message : e instanceof Error ? e.message : String(e);
-}
 
 export function EngineGrid(props: {
   runId: string;
@@ -56,7 +53,7 @@ export function EngineGrid(props: {
             metric={metric}
             data={results[i]?.data}
             loading={results[i]?.isPending ?? true}
-            error={results[i]?.error ? errText(results[i]?.error) : null}
+            error={results[i]?.error ? errorMessage(results[i]?.error) : null}
             order={order}
             hidden={hidden}
             theme={theme}
@@ -126,21 +123,7 @@ function EngineCard(props: {
   const unit = model.unit;
   const allZero = model.points > 0 && model.series.every((s) => s.y.every((v) => Number.isNaN(v) || v === 0));
   return (
-    <article className="panel chart-card" data-testid="metric-card" data-key={metric} aria-label={metric}>
-      <header className="chart-head">
-        <h3 className="chart-title mono" title={desc ?? metric}>
-          {metric}
-        </h3>
-        <span className="chart-side mono muted">{model.series.length} series{allZero ? " · all zero" : ""}</span>
-      </header>
-      {/* always one line, so cards of a grid row line up */}
-      <p className="chart-desc muted">{desc ?? "\u00a0"}</p>
-      {props.error && !data ? (
-        <p className="chart-status error-text" role="alert">
-          {props.error}
-        </p>
-      ) : null}
-      {props.error && data ? <p className="chart-status warn-text">refresh failed: {props.error} (showing last data)</p> : null}
+    <MetricCardFrame metricKey={metric} desc={desc} side={`${model.series.length} series${allZero ? " · all zero" : ""}`} error={props.error} hasData={!!data}>
       <CanvasChart
         model={model}
         zoom={props.zoom}
@@ -156,6 +139,6 @@ function EngineCard(props: {
         lineWidth={1.25}
         pending={props.loading && !data}
       />
-    </article>
+    </MetricCardFrame>
   );
 }

@@ -13,7 +13,7 @@ import type { Meta } from "@/lib/charts/api-shapes";
 import type { Range, Zoom } from "@/lib/charts/core/range";
 import { buildCategories, filterKeys, type Category } from "@/lib/charts/metric-catalog";
 import { neighbourId, parseMetricsState, writeMetricsState, type MetricsUrlState } from "@/lib/charts/metrics-url";
-import { ApiClientError } from "@/lib/client/fetcher";
+import { ApiClientError, errorMessage } from "@/lib/client/fetcher";
 import { useMeta } from "@/lib/client/telemetry-queries";
 import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
 import { useShortcuts } from "@/components/charts/use-shortcuts";
@@ -22,9 +22,10 @@ import { EngineGrid } from "@/components/metrics/EngineGrid";
 import { ScalarGrid, type MetricsNav } from "@/components/metrics/ScalarGrid";
 import { useFilterText } from "@/components/metrics/use-filter-text";
 import "@/app/views.css";
+import { WhyEmpty } from "@/components/health/WhyEmpty";
 
 function errorText(err: unknown): string {
-  return err instanceof ApiClientError ? `${err.message} (HTTP ${err.status})` : err instanceof Error ? err.message : String(err);
+  return err instanceof ApiClientError ? `${err.message} (HTTP ${err.status})` : errorMessage(err);
 }
 
 export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta: Meta | null }) {
@@ -166,6 +167,7 @@ export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta
         {categories.length === 0 ? (
           <div className="empty panel">
             No metrics logged for this run yet{follow ? " — waiting for the first step" : ""}.
+            <WhyEmpty runId={runId} inputs={["dashboard", "metrics"]} />
             {m.capabilities.has_timeline ? (
               <>
                 {" "}

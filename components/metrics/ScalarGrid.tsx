@@ -13,18 +13,15 @@ import { formatTickUnit, formatValueUnit } from "@/lib/charts/core/format";
 import { describeMetric, groupByAxis } from "@/lib/charts/metric-catalog";
 import { stepTicks } from "@/lib/charts/core/ticks";
 import { prepareScalarChart } from "@/lib/charts/prepare-line";
-import { ApiClientError } from "@/lib/client/fetcher";
+import { errorMessage } from "@/lib/client/fetcher";
 import { useMetricGroups } from "@/lib/client/telemetry-queries";
 import { CanvasChart } from "@/components/charts/CanvasChart";
+import { MetricCardFrame } from "@/components/metrics/MetricCardFrame";
 import { useChartTheme } from "@/components/charts/use-chart-theme";
 
 export interface MetricsNav {
   /** href of a step's Rollouts view, or null when that step has no dump */
   stepHref: (axis: string, step: number) => string | null;
-}
-
-function errText(e: unknown): string {
-  return e instanceof ApiClientError ? e.message : e instanceof Error ? e.message : String(e);
 }
 
 const stepFormat = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
@@ -53,7 +50,7 @@ export function ScalarGrid(props: {
             axis={axis}
             points={r?.data?.[key]}
             loading={r?.isPending ?? true}
-            error={r?.error ? errText(r.error) : null}
+            error={r?.error ? errorMessage(r.error) : null}
             zoom={{ x: props.zoomX, y: props.zoomY[key] ?? null }}
             onZoom={props.onZoom}
             hoverX={hoverX}
@@ -105,23 +102,7 @@ function MetricCard(props: {
   const zoomCb = useMemo(() => (z: Zoom) => onZoom(key, z), [onZoom, key]);
   const clickable = axis === "rollout/step" || axis === "eval/step";
   return (
-    <article className="panel chart-card" data-testid="metric-card" data-key={key} aria-label={key}>
-      <header className="chart-head">
-        <h3 className="chart-title mono" title={desc ?? key}>
-          {key}
-        </h3>
-        <span className="chart-side mono muted">
-          {focus ?? (last ? `last ${formatValueUnit(last.y, unit)} @ ${last.x}` : "")}
-        </span>
-      </header>
-      {/* always one line, so cards of a grid row line up */}
-      <p className="chart-desc muted">{desc ?? "\u00a0"}</p>
-      {props.error && !points ? (
-        <p className="chart-status error-text" role="alert">
-          {props.error}
-        </p>
-      ) : null}
-      {props.error && points ? <p className="chart-status warn-text">refresh failed: {props.error} (showing last data)</p> : null}
+    <MetricCardFrame metricKey={key} desc={desc} side={focus ?? (last ? `last ${formatValueUnit(last.y, unit)} @ ${last.x}` : "")} error={props.error} hasData={!!points}>
       {model.nonNumeric > 0 ? <p className="chart-status muted">{model.nonNumeric} non-numeric value(s) shown as gaps</p> : null}
       <CanvasChart
         model={model}
@@ -148,6 +129,6 @@ function MetricCard(props: {
         label={key}
         pending={props.loading && !points}
       />
-    </article>
+    </MetricCardFrame>
   );
 }

@@ -20,7 +20,7 @@ import { prepareSteps, type StepSpan } from "@/lib/charts/prepare-bubbles";
 import { prepareLanes, prepareProcessTracks } from "@/lib/charts/prepare-lanes";
 import { OVERLAYS, overlayMetric, parseTimelineState, writeTimelineState, type TimelineUrlState } from "@/lib/charts/timeline-url";
 import { latestViewport, stepViewport } from "@/lib/charts/timeline-viewport";
-import { ApiClientError } from "@/lib/client/fetcher";
+import { errorMessage } from "@/lib/client/fetcher";
 import { preloadData } from "@/lib/client/preload";
 import {
   fetchOutliers,
@@ -51,14 +51,14 @@ import { useHeldWhile } from "@/components/timeline/use-paint-gate";
 import { useTimelineKeys } from "@/components/timeline/use-timeline-keys";
 import { useTimelineViewport } from "@/components/timeline/use-timeline-viewport";
 import "@/app/views.css";
+import { WhyEmpty } from "@/components/health/WhyEmpty";
 
 const GPU_MAX_POINTS = 4000;
 const CARPET_BUCKETS = 1200;
 const FLEET_BUCKETS = 600;
 
 function errText(e: unknown): string | null {
-  if (!e) return null;
-  return e instanceof ApiClientError ? e.message : e instanceof Error ? e.message : "request failed";
+  return e ? errorMessage(e) : null;
 }
 
 export function TimelineView({ runId, initialMeta, initialTopology = null }: { runId: string; initialMeta: Meta | null; initialTopology?: TopologyResponse | null }) {
@@ -92,6 +92,7 @@ export function TimelineView({ runId, initialMeta, initialTopology = null }: { r
             </>
           ) : null}
         </p>
+        <WhyEmpty runId={runId} inputs={["dashboard", "phases", "gpu_util"]} />
       </div>
     );
   }

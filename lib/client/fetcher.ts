@@ -78,3 +78,8 @@ export async function apiBinary(path: string, init?: RequestInit): Promise<Array
   if (!res.ok) throw await errorFromResponse(res);
   return res.arrayBuffer();
 }
+
+/** What a view prints for a failed request: the API's message, else the error's. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
