@@ -1,0 +1,85 @@
+/**
+ * The compare overlay's chart model (docs/views.md "Compare"): one metric, one series per
+ * run in the run's colour, x = step or wall time since the run's start. Runs that lack
+ * the metric (or, on the time axis, its timestamps) are listed instead of dropped.
+ */
+import { chartModel, type ChartModel, type ChartSeries } from "@/lib/charts/core/model";
+
+export type OverlayX = "step" | "time";
+
+export interface OverlayPoints {
+  x: readonly (number | null)[];
+  y: readonly unknown[];
+  ts: readonly number[];
+}
+
+export interface OverlayRun {
+  id: string;
+  name: string;
+  color: string;
+  /** the run's start (meta.json start_ts); null = its first timestamp */
+  startTs: number | null;
+  /** undefined: the run does not have this metric */
+  points: OverlayPoints | undefined;
+}
+
+export interface OverlayModel {
+  model: ChartModel;
+  /** run names without this metric (or without wall times for it, on the time axis) */
+  missing: string[];
+  /** runs that have it, with their point counts */
+  present: { name: string; n: number }[];
+}
+
+function num(v: unknown): number {
+  if (typeof v === "number") return Number.isFinite(v) ? v : Number.NaN;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  return Number.NaN;
+}
+
+function series(run: OverlayRun, mode: OverlayX): ChartSeries | null {
+  const p = run.points;
+  if (!p || p.y.length === 0) return null;
+  const n = p.y.length;
+  if (mode === "time" && p.ts.length < n) return null; // dump/* aggregates carry no wall time
+  let t0 = run.startTs;
+  if (mode === "time" && t0 === null) {
+    t0 = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < n; i++) if (p.ts[i]! < t0) t0 = p.ts[i]!;
+  }
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = mode === "time" ? p.ts[i]! - t0! : p.x[i];
+    if (typeof x !== "number" || !Number.isFinite(x)) continue;
+    xs.push(x);
+    ys.push(num(p.y[i]));
+  }
+  if (xs.length === 0) return null;
+  // line mode needs ascending x (a restarted run repeats steps): stable sort when needed
+  let sorted = true;
+  for (let i = 1; i < xs.length; i++) if (xs[i]! < xs[i - 1]!) sorted = false;
+  const order = xs.map((_, i) => i);
+  if (!sorted) order.sort((a, b) => xs[a]! - xs[b]! || a - b);
+  const x = new Float64Array(order.length);
+  const y = new Float64Array(order.length);
+  order.forEach((src, j) => {
+    x[j] = xs[src]!;
+    y[j] = ys[src]!;
+  });
+  return { id: run.id, label: run.name, color: run.color, x, y };
+}
+
+export function prepareOverlay(runs: readonly OverlayRun[], mode: OverlayX): OverlayModel {
+  const out: ChartSeries[] = [];
+  const missing: string[] = [];
+  const present: { name: string; n: number }[] = [];
+  for (const r of runs) {
+    const s = series(r, mode);
+    if (s) {
+      out.push(s);
+      present.push({ name: r.name, n: s.x.length });
+    } else missing.push(r.name);
+  }
+  return { model: chartModel("line", out, { xKind: mode === "time" ? "value" : "step" }), missing, present };
+}
