@@ -1,5 +1,6 @@
 import { Link } from "@/components/shell/Link";
 import type { ReactNode } from "react";
+import { RunHealth } from "@/components/health/RunHealth";
 import { RunTabs } from "@/components/run/RunTabs";
 import { RunHeaderArgs } from "@/components/runs/RunHeaderArgs";
 import "@/components/runs/runs.css";
@@ -21,6 +22,7 @@ export default async function RunLayout({ children, params }: { children: ReactN
           <span className="muted">›</span>
           <h1 title={run.id}>{run.name}</h1>
           {run.live ? <span className="badge badge-live">live</span> : null}
+          <RunHealth runId={run.id} />
         </div>
         <RunHeaderArgs args={args} wandbUrl={wandbUrl} />
         <RunTabs base={base} hasTimeline={run.hasTimeline} hasDumps={run.hasDumps} />

@@ -1,4 +1,5 @@
 import { redirect } from "next/navigation";
+import { WhyEmpty } from "@/components/health/WhyEmpty";
 import { getPageRunContext } from "@/lib/server/runs/page-run";
 import { stepHref } from "@/lib/rollout-view/nav";
 
@@ -22,6 +23,7 @@ export default async function RolloutIndex({ params }: { params: Promise<{ runId
         <code>eval_&lt;step&gt;.pt</code>), joined with <code>train_data/&lt;step&gt;_&lt;rank&gt;.pt</code> when present. None were found yet. A dump
         younger than a few seconds is hidden until it is complete; on a live run this page shows the first step as soon as it appears after a reload.
       </p>
+      <WhyEmpty runId={ctx.id} inputs={["rollout_dumps"]} />
     </div>
   );
 }
