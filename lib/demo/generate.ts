@@ -7,12 +7,14 @@
  *  - `qwen3-4b-grpo-demo`     1 node × 8 GPUs, agentic GRPO, telemetry + dumps (qwen.ts)
  *  - `llama-70b-gspo-64gpu`   8 nodes × 8 GPUs, telemetry only, ~1 h, straggler + stall (fleet.ts)
  *  - `offline-dumps-only`     dumps without `dashboard/` (offline.ts)
+ *  - `qwen3-4b-grpo-ablation` the Qwen demo's args with one key changed, metrics only (ablation.ts)
  *
  * A stamp file next to the runs records the generator version, so callers regenerate
  * when the generator changed (`demoRunsAreCurrent`).
  */
 import fs from "node:fs";
 import path from "node:path";
+import { ABLATION_RUN, writeAblationRun } from "./ablation";
 import { FLEET_METRICS_DEMO, writeFleetRun } from "./fleet";
 import { OFFLINE_RUN, writeOfflineRun } from "./offline";
 import { QWEN_RUN, writeQwenRun } from "./qwen";
@@ -24,10 +26,10 @@ export interface DemoOptions {
 }
 
 /** Bump whenever the generated files change. */
-export const DEMO_GENERATOR_VERSION = 4;
+export const DEMO_GENERATOR_VERSION = 5;
 export const DEMO_SEED = 20250812;
 export const FLEET_RUN = "llama-70b-gspo-64gpu";
-export const DEMO_RUNS = [QWEN_RUN, FLEET_RUN, OFFLINE_RUN] as const;
+export const DEMO_RUNS = [QWEN_RUN, FLEET_RUN, OFFLINE_RUN, ABLATION_RUN] as const;
 export const LIVE_RUN = QWEN_RUN;
 /** Written next to the runs (a file, so the run scan ignores it). */
 export const STAMP_FILE = ".rlboard-demo.json";
@@ -58,6 +60,8 @@ export async function generateDemoRuns(root: string, opts: DemoOptions): Promise
   settleMtimes(path.join(root, FLEET_RUN), fleetEnd + 2);
   const offlineEnd = await writeOfflineRun(root, opts.nowS, seed + 2);
   settleMtimes(path.join(root, OFFLINE_RUN), offlineEnd);
+  const ablationEnd = await writeAblationRun(root, opts.nowS, seed + 3);
+  settleMtimes(path.join(root, ABLATION_RUN), ablationEnd + 1);
   const stamp: DemoStamp = { version: DEMO_GENERATOR_VERSION, seed, generated_at: opts.nowS, runs: [...DEMO_RUNS] };
   fs.writeFileSync(path.join(root, STAMP_FILE), JSON.stringify(stamp, null, 1) + "\n");
   return [...DEMO_RUNS];
