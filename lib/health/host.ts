@@ -1,0 +1,179 @@
+/**
+ * Host telemetry, read side (docs/formats.md §4.11, docs/api.md 9.5.6): the collector's
+ * `dashboard/host/{YYYYMMDD_HH}.jsonl` records hold cumulative counters; rates and
+ * percentages are derived here from consecutive records of the same node (and pid), so the
+ * sampling cadence is never baked into the data.
+ *
+ * Advisory (docs/api.md 10.5): a process at ≥ 95 % of one core whose involuntary context
+ * switches keep rising (it wants more CPU than it gets), or fd headroom below 10 %.
+ */
+import type { RunFs } from "@/lib/store/safe-fs";
+
+export const HOST_DIR = "dashboard/host";
+export const CORE_SATURATED_PCT = 95;
+export const FD_HEADROOM_MIN = 0.1;
+/** Involuntary switches per second that count as "rising" while a core is saturated. */
+export const NIVCSW_RISING_PER_S = 1;
+
+export interface HostProcRecord {
+  pid: number;
+  name: string;
+  cpu_jiffies: number;
+  rss_kb: number;
+  threads: number;
+  voluntary_ctxt_switches: number;
+  nonvoluntary_ctxt_switches: number;
+  fds: number;
+  fd_limit: number | null;
+}
+export interface HostRecord {
+  ts: number;
+  node: string;
+  ncpu: number;
+  cpu: number[];
+  mem_total_kb: number;
+  mem_available_kb: number;
+  procs: HostProcRecord[];
+}
+
+export interface HostPoint {
+  ts: number;
+  cpu_pct: number | null;
+  mem_used_pct: number | null;
+}
+export interface ProcPoint {
+  ts: number;
+  /** % of one core since the previous record (can exceed 100 for multi-threaded processes) */
+  cpu_core_pct: number | null;
+  rss_kb: number;
+  nonvoluntary_per_s: number | null;
+  fds: number;
+  fd_limit: number | null;
+  /** 1 − fds / fd_limit; null when unlimited */
+  fd_headroom: number | null;
+}
+export interface HostNode {
+  node: string;
+  ncpu: number;
+  mem_total_kb: number;
+  series: HostPoint[];
+  procs: { pid: number; name: string; points: ProcPoint[] }[];
+}
+
+function isRecord(o: unknown): o is HostRecord {
+  const r = o as HostRecord;
+  return typeof r === "object" && r !== null && typeof r.ts === "number" && typeof r.node === "string" && Array.isArray(r.cpu) && Array.isArray(r.procs);
+}
+
+/** Records of `dashboard/host/` whose hour overlaps [t0, t1] (null = open), in time order. */
+export async function readHostRecords(runFs: RunFs, t0: number | null, t1: number | null): Promise<HostRecord[]> {
+  const names = (await runFs.readdir(HOST_DIR)).filter((n) => /^\d{8}_\d{2}\.jsonl$/.test(n)).sort();
+  const out: HostRecord[] = [];
+  for (const n of names) {
+    const hour = Date.UTC(+n.slice(0, 4), +n.slice(4, 6) - 1, +n.slice(6, 8), +n.slice(9, 11)) / 1000;
+    if ((t1 !== null && hour > t1) || (t0 !== null && hour + 3600 < t0)) continue;
+    let text: string;
+    try {
+      text = (await runFs.readFile(`${HOST_DIR}/${n}`)).toString("utf8");
+    } catch {
+      continue;
+    }
+    const end = text.lastIndexOf("\n");
+    for (const line of text.slice(0, end + 1).split("\n")) {
+      if (!line) continue;
+      try {
+        const r: unknown = JSON.parse(line);
+        if (isRecord(r) && (t0 === null || r.ts >= t0) && (t1 === null || r.ts <= t1)) out.push(r);
+      } catch {
+        // a corrupt line fails only itself
+      }
+    }
+  }
+  return out.sort((a, b) => a.ts - b.ts);
+}
+
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** Per node: CPU and memory series and per-process points, derived from consecutive records. */
+export function deriveHost(records: readonly HostRecord[]): HostNode[] {
+  const nodes = new Map<string, { node: HostNode; prev: HostRecord | null; procs: Map<number, { pid: number; name: string; points: ProcPoint[]; prev: HostProcRecord | null; prevHost: HostRecord | null }> }>();
+  for (const r of records) {
+    let n = nodes.get(r.node);
+    if (!n) nodes.set(r.node, (n = { node: { node: r.node, ncpu: r.ncpu, mem_total_kb: r.mem_total_kb, series: [], procs: [] }, prev: null, procs: new Map() }));
+    const prev = n.prev;
+    let cpuPct: number | null = null;
+    let hostJiffiesPerCore: number | null = null;
+    if (prev) {
+      const dTotal = sum(r.cpu) - sum(prev.cpu);
+      const dIdle = (r.cpu[3] ?? 0) + (r.cpu[4] ?? 0) - ((prev.cpu[3] ?? 0) + (prev.cpu[4] ?? 0));
+      if (dTotal > 0) {
+        cpuPct = (100 * (dTotal - dIdle)) / dTotal;
+        hostJiffiesPerCore = dTotal / Math.max(r.ncpu, 1);
+      }
+    }
+    n.node.series.push({ ts: r.ts, cpu_pct: cpuPct, mem_used_pct: r.mem_total_kb > 0 ? (100 * (r.mem_total_kb - r.mem_available_kb)) / r.mem_total_kb : null });
+    for (const p of r.procs) {
+      let t = n.procs.get(p.pid);
+      if (!t) n.procs.set(p.pid, (t = { pid: p.pid, name: p.name, points: [], prev: null, prevHost: null }));
+      const pp = t.prev;
+      const dt = t.prevHost ? r.ts - t.prevHost.ts : 0;
+      let core: number | null = null;
+      if (pp && t.prevHost === prev && hostJiffiesPerCore) core = (100 * (p.cpu_jiffies - pp.cpu_jiffies)) / hostJiffiesPerCore;
+      t.points.push({
+        ts: r.ts,
+        cpu_core_pct: core,
+        rss_kb: p.rss_kb,
+        nonvoluntary_per_s: pp && dt > 0 ? (p.nonvoluntary_ctxt_switches - pp.nonvoluntary_ctxt_switches) / dt : null,
+        fds: p.fds,
+        fd_limit: p.fd_limit,
+        fd_headroom: p.fd_limit ? 1 - p.fds / p.fd_limit : null,
+      });
+      t.prev = p;
+      t.prevHost = r;
+    }
+    n.prev = r;
+  }
+  return [...nodes.values()]
+    .sort((a, b) => (a.node.node < b.node.node ? -1 : 1))
+    .map((n) => ({ ...n.node, procs: [...n.procs.values()].map(({ pid, name, points }) => ({ pid, name, points })) }));
+}
+
+export interface HostAdvisory {
+  level: "warning";
+  message: string;
+}
+
+/**
+ * 10.5 host rules over the newest data: a process whose last 3 points sit at ≥ 95 % of one
+ * core with involuntary switches rising (≥ 1/s each), or whose last fd headroom is < 10 %.
+ */
+export function hostAdvisories(nodes: readonly HostNode[]): HostAdvisory[] {
+  const out: HostAdvisory[] = [];
+  for (const n of nodes)
+    for (const p of n.procs) {
+      const last = p.points.slice(-3);
+      if (
+        last.length === 3 &&
+        last.every((x) => x.cpu_core_pct !== null && x.cpu_core_pct >= CORE_SATURATED_PCT && x.nonvoluntary_per_s !== null && x.nonvoluntary_per_s >= NIVCSW_RISING_PER_S)
+      ) {
+        const pct = Math.round(sum(last.map((x) => x.cpu_core_pct!)) / 3);
+        const sw = Math.round(sum(last.map((x) => x.nonvoluntary_per_s!)) / 3);
+        out.push({
+          level: "warning",
+          message:
+            `${n.node}: process ${p.name} (pid ${p.pid}) sits at ${pct}% of a core with ${sw} involuntary context switches/s: ` +
+            `it is CPU-starved (too few cores for the job's processes, or a busy-polling loop); GPUs behind it wait on the host.`,
+        });
+      }
+      const h = p.points.at(-1);
+      if (h && h.fd_headroom !== null && h.fd_headroom < FD_HEADROOM_MIN) {
+        out.push({
+          level: "warning",
+          message:
+            `${n.node}: process ${p.name} (pid ${p.pid}) has ${h.fds} of ${h.fd_limit} file descriptors open (${Math.round(h.fd_headroom * 100)}% headroom): ` +
+            `raise RLIMIT_NOFILE (ulimit -n) before it fails with "Too many open files".`,
+        });
+      }
+    }
+  return out;
+}
