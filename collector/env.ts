@@ -42,6 +42,10 @@ export const USAGE = `usage: npm run collector -- --dump-details DIR [options]
   --max-clock-skew S      refuse records stamped more than S seconds from the collector's
                           clock (default 86400; 0 = accept any time)
   --fsync                 fsync each appended file
+  --host-telemetry        sample host CPU/memory and the job's processes from /proc into
+                          dashboard/host/ (needs --dump-details, also with --gpu-only)
+  --host-interval S       host sample tick (default 5)
+  --host-procs REGEX      processes to report, by command line (default python|sglang|ray::)
   --gpu-only              per-node mode: only sample GPUs and push them to --push
   --push URL              driver collector base URL for --gpu-only
   --push-interval S       push cadence in --gpu-only mode (default 5)
@@ -94,6 +98,19 @@ const Schema = z
     maxBodyMb: positive("--max-body-mb").optional(),
     maxClockSkewS: z.coerce.number({ error: "--max-clock-skew must be a number" }).min(0, "--max-clock-skew must be >= 0"),
     fsync: z.boolean(),
+    hostTelemetry: z.boolean(),
+    hostIntervalS: positive("--host-interval"),
+    hostProcs: z
+      .string()
+      .refine((p) => {
+        try {
+          new RegExp(p);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "--host-procs must be a valid regular expression")
+      .optional(),
     gpuOnly: z.boolean(),
     push: url("--push").optional(),
     pushIntervalS: positive("--push-interval"),
@@ -103,6 +120,7 @@ const Schema = z
     if (c.gpuOnly && !c.push) ctx.addIssue({ code: "custom", message: "--gpu-only needs --push URL" });
     if (!c.gpuOnly && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--dump-details DIR is required" });
     if (c.push && !c.gpuOnly) ctx.addIssue({ code: "custom", message: "--push is only valid with --gpu-only" });
+    if (c.hostTelemetry && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--host-telemetry needs --dump-details DIR (where dashboard/host/ goes)" });
     if (c.router && c.engines.length > 0) ctx.addIssue({ code: "custom", message: "use either --router or --engines, not both" });
     if (c.maxBodyMb !== undefined && c.maxBodyMb < c.maxRecordMb) {
       ctx.addIssue({ code: "custom", message: `--max-body-mb (${c.maxBodyMb}) must be at least --max-record-mb (${c.maxRecordMb}): a request must fit one record at the limit` });
@@ -149,6 +167,9 @@ export function parseCollectorArgs(
         "max-record-mb": { type: "string" },
         "max-clock-skew": { type: "string" },
         fsync: { type: "boolean" },
+        "host-telemetry": { type: "boolean" },
+        "host-interval": { type: "string" },
+        "host-procs": { type: "string" },
         "gpu-only": { type: "boolean" },
         push: { type: "string" },
         "push-interval": { type: "string" },
@@ -187,6 +208,9 @@ export function parseCollectorArgs(
     maxBodyMb: str("max-body-mb"),
     maxClockSkewS: str("max-clock-skew") ?? "86400",
     fsync: values.fsync === true,
+    hostTelemetry: values["host-telemetry"] === true,
+    hostIntervalS: str("host-interval") ?? "5",
+    hostProcs: str("host-procs"),
     gpuOnly: values["gpu-only"] === true,
     push: str("push"),
     pushIntervalS: str("push-interval") ?? "5",

@@ -24,12 +24,14 @@
  *   - a crash mid-write can leave a torn last line; the next start truncates
  *     it (see lib/store/writer/partitioned-appender.ts) before appending.
  */
+import path from "node:path";
 import { ConfigError, USAGE, loadCollectorEnv } from "./env";
 import type { CollectorConfig } from "./env";
 import { startGpuPusher } from "./gpu-push";
 import { createLogger } from "./log";
 import type { Logger } from "./log";
 import { startCollector } from "./server";
+import { HostSampler } from "./sources/host-sampler";
 
 function die(message: string): never {
   process.stderr.write(`rlboard-collector: error: ${message}\n`);
@@ -59,6 +61,17 @@ function onSignals(log: Logger, stop: () => Promise<boolean>): void {
 
 async function main(cfg: CollectorConfig): Promise<void> {
   const log = createLogger({ level: cfg.logLevel });
+  // docs/formats.md §4.11: host telemetry straight into the run directory (any mode)
+  const host = cfg.hostTelemetry
+    ? new HostSampler({
+        dashDir: path.join(cfg.dumpDetails ?? "", "dashboard"),
+        node: cfg.node,
+        intervalS: cfg.hostIntervalS,
+        ...(cfg.hostProcs ? { pattern: new RegExp(cfg.hostProcs) } : {}),
+        log,
+      })
+    : null;
+  host?.start();
   const sampler = {
     source: cfg.gpuSource,
     intervalS: cfg.gpuIntervalS,
@@ -68,7 +81,7 @@ async function main(cfg: CollectorConfig): Promise<void> {
   if (cfg.gpuOnly) {
     const pusher = startGpuPusher({ ...sampler, pushUrl: cfg.push ?? "", pushIntervalS: cfg.pushIntervalS, log });
     onSignals(log, async () => {
-      await pusher.stop();
+      await Promise.all([pusher.stop(), host?.stop()]);
       return true;
     });
     return;
@@ -97,7 +110,10 @@ async function main(cfg: CollectorConfig): Promise<void> {
     fsync: cfg.fsync,
     log,
   });
-  onSignals(log, async () => (await handle.stop()).ok);
+  onSignals(log, async () => {
+    await host?.stop();
+    return (await handle.stop()).ok;
+  });
 }
 
 let cfg: CollectorConfig;
