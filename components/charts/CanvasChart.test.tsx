@@ -91,7 +91,9 @@ describe("CanvasChart", () => {
     pointer(plot, "pointerdown", 454, 23);
     pointer(plot, "pointerup", 455, 24);
     expect(onPointClick).not.toHaveBeenCalled();
-    act(() => vi.advanceTimersByTime(300));
+    act(() => {
+      vi.advanceTimersByTime(300);
+    });
     expect(onPointClick).toHaveBeenCalledWith({ series: 0, i: 1, x: 10 });
   });
 

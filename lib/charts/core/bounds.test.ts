@@ -11,6 +11,9 @@ describe("y domain", () => {
     expect(yDomain(line([0, 10]), [0, 1])).toEqual([-0.8, 10.8]);
     expect(yDomain(line([2, 2, 2]), [0, 2])).toEqual([1.5, 2.5]);
     expect(yDomain(line([100, 100]), [0, 1])).toEqual([95, 105]);
+    const noisy = yDomain(line([0.2, 0.2 + 4e-17, 0.2 - 3e-17]), [0, 2])!;
+    expect(noisy[0]).toBeCloseTo(-0.3, 12);
+    expect(noisy[1]).toBeCloseTo(0.7, 12);
   });
   it("only counts finite points inside the x window; none ⇒ null", () => {
     expect(yDomain(line([50, 1, 2, 50]), [1, 2])).toEqual([1 - 0.08, 2 + 0.08]);

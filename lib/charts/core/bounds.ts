@@ -23,8 +23,9 @@ export function xDomain(m: Pick<ChartModel, "xExtent" | "xKind" | "mode">): Rang
 }
 
 /**
- * y domain over the visible window: min..max with 8 % padding; a flat series is widened
- * (±0.5, or ±5 % of its magnitude for large values) so it sits mid-chart. Null when no
+ * y domain over the visible window: min..max with 8 % padding; a flat series (to 1e-9
+ * relative) is widened (±0.5, or ±5 % of its magnitude for large values) so it sits
+ * mid-chart. Null when no
  * finite point is in the window.
  */
 export function yDomain(m: Pick<ChartModel, "series" | "mode">, x: Range, pad = 0.08): Range | null {
@@ -37,7 +38,9 @@ export function yDomain(m: Pick<ChartModel, "series" | "mode">, x: Range, pad = 
     hi = Math.max(hi, e[1]);
   }
   if (!(lo <= hi)) return null;
-  if (hi === lo) {
+  // Flat, or flat but for float noise (0.2 vs 0.20000000000000004): ticks 1e-17 apart
+  // would all print the same label.
+  if (hi - lo <= Math.max(Math.abs(lo), Math.abs(hi)) * 1e-9) {
     const w = Math.abs(lo) > 10 ? Math.abs(lo) * 0.05 : 0.5;
     return [lo - w, hi + w];
   }
