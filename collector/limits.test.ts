@@ -109,6 +109,16 @@ describe("size limits", () => {
     ]);
   }, 30_000);
 
+  it("a metrics record refused for its size moves no forwarded gauge", async () => {
+    const h = await start({ maxRecordBytes: 4096, maxBodyBytes: 65536 });
+    const ok = { ts: NOW, step_key: "rollout/step", step: 1, metrics: { "rollout/rewards_mean": 0.25 } };
+    const big = { ts: NOW + 1, step_key: "rollout/step", step: 2, metrics: { "rollout/rewards_mean": 0.75, pad: "p".repeat(8192) } };
+    const r = await postJson(`${h.url}/v1/metrics`, { records: [ok, big] });
+    expect(r.status).toBe(413);
+    const text = (await getText(`${h.url}/metrics`)).text;
+    expect(metricLines(text, "miles_metric_rollout_rewards_mean")).toEqual(['miles_metric_rollout_rewards_mean{run_name="miles-run"} 0.25']);
+  });
+
   it("refuses an oversized topology snapshot before it reaches the topology tracker", async () => {
     const h = await start({ maxRecordBytes: 400 });
     const eng = (addr: string) => ({ addr, worker_type: "regular", engine_rank: 0, gpus: [["10.0.0.1", 0]], gpu_uuids: [null] });

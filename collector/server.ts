@@ -160,13 +160,15 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       });
       writer.add("topology", out);
     } else {
-      if (stream === "engine_series") {
-        metrics.noteEngine(records as EngineSample[]);
-        for (const r of records as EngineSample[]) topology.noteScraped(r.addr);
-      } else if (stream === "gpu_util") metrics.noteGpu(records as GpuSample[]);
-      else if (stream === "phases") metrics.notePhases(records as PhaseEvent[]);
-      else if (stream === "metrics") metrics.noteMetrics(records as MetricsRecord[]);
       refused = writer.add(stream, records).refused;
+      // /metrics follows what was buffered: a record refused for its size moves no gauge.
+      const kept = refused.length ? records.filter((_, i) => !refused.some((r) => r.index === i)) : records;
+      if (stream === "engine_series") {
+        metrics.noteEngine(kept as EngineSample[]);
+        for (const r of kept as EngineSample[]) topology.noteScraped(r.addr);
+      } else if (stream === "gpu_util") metrics.noteGpu(kept as GpuSample[]);
+      else if (stream === "phases") metrics.notePhases(kept as PhaseEvent[]);
+      else if (stream === "metrics") metrics.noteMetrics(kept as MetricsRecord[]);
     }
     maybeFlush();
     return { refused };
