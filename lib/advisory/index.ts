@@ -5,10 +5,11 @@
  * when there is none do the tuning rules speak (tuning advice on an unhealthy run would
  * point the wrong way).
  */
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import type { MetricStore } from "@/lib/store/telemetry";
 import { OPEN_T1 } from "@/lib/store/telemetry";
 import { fmt, G, P0, P1, pyFixed, truthy } from "@/lib/advisory/format";
+import { getHost } from "@/lib/health/host";
 import type { DumpSource } from "@/lib/timeline/dump-source";
 import { engineSeries, type EngineSeries } from "@/lib/timeline/engine";
 import { metricSeries } from "@/lib/timeline/metrics";
@@ -392,6 +393,8 @@ export async function computeAdvisories(input: AdvisoryInput): Promise<Advisory[
     alarms.push(...(await engineAlarms(input, args, facts)));
   }
   alarms.push(...(await rolloutRules(dumps, args)));
+  // 10.5 host rules (rlboard): only runs with collector --host-telemetry have dashboard/host/
+  alarms.push(...(await getHost(store.fs, { max_points: 2 })).advisories);
   if (alarms.length) return alarms;
   return tuningRules(input, args, facts);
 }

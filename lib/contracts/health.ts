@@ -5,6 +5,7 @@
  * safe on the client.
  */
 import { z } from "zod";
+import { QueryInt, QueryTime } from "@/lib/contracts/common";
 
 export const LOG_SIGNAL_NAMES = [
   "crash",
@@ -157,3 +158,42 @@ export const GetRunStatusResponse = z
   })
   .strict();
 export type GetRunStatusResponse = z.infer<typeof GetRunStatusResponse>;
+
+// ---------------------------------------------------------------------------------------
+// GET /api/timeline/host (docs/api.md 9.5.6)
+
+export const GetHostQuery = z.object({
+  t0: QueryTime("t0").optional().describe("window start (unix s); without t0/t1: the newest hour of host data"),
+  t1: QueryTime("t1").optional(),
+  max_points: QueryInt.default(600).describe("points per series at most (evenly strided)"),
+});
+export type GetHostQuery = z.infer<typeof GetHostQuery>;
+
+const HostPoint = z.object({ ts: z.number(), cpu_pct: z.number().nullable(), mem_used_pct: z.number().nullable() }).strict();
+const ProcPoint = z
+  .object({
+    ts: z.number(),
+    cpu_core_pct: z.number().nullable(),
+    rss_kb: z.number(),
+    nonvoluntary_per_s: z.number().nullable(),
+    fds: z.number(),
+    fd_limit: z.number().nullable(),
+    fd_headroom: z.number().nullable(),
+  })
+  .strict();
+export const HostNodeSchema = z
+  .object({
+    node: z.string(),
+    ncpu: z.number(),
+    mem_total_kb: z.number(),
+    series: z.array(HostPoint),
+    procs: z.array(z.object({ pid: z.number(), name: z.string(), points: z.array(ProcPoint) }).strict()),
+  })
+  .strict();
+export const GetHostResponse = z
+  .object({
+    nodes: z.array(HostNodeSchema),
+    advisories: z.array(z.object({ level: z.literal("warning"), message: z.string() }).strict()),
+  })
+  .strict();
+export type GetHostResponse = z.infer<typeof GetHostResponse>;

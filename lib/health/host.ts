@@ -7,7 +7,9 @@
  * Advisory (docs/api.md 10.5): a process at ≥ 95 % of one core whose involuntary context
  * switches keep rising (it wants more CPU than it gets), or fd headroom below 10 %.
  */
+import type { GetHostResponse } from "@/lib/contracts/health";
 import type { RunFs } from "@/lib/store/safe-fs";
+import { checkMaxPoints, checkWindow } from "@/lib/timeline/window";
 
 export const HOST_DIR = "dashboard/host";
 export const CORE_SATURATED_PCT = 95;
@@ -176,4 +178,45 @@ export function hostAdvisories(nodes: readonly HostNode[]): HostAdvisory[] {
       }
     }
   return out;
+}
+
+/** Keep at most `n` points, evenly strided, always the last. */
+function stride<T>(xs: readonly T[], n: number): T[] {
+  if (xs.length <= n) return [...xs];
+  const out: T[] = [];
+  const step = (xs.length - 1) / (n - 1);
+  for (let i = 0; i < n; i++) out.push(xs[Math.round(i * step)]!);
+  return out;
+}
+
+/**
+ * `GET /api/timeline/host` body: per node CPU/memory and the processes, over [t0, t1] (the
+ * usual window rules) or, without a window, the newest hour of host data; the advisory
+ * rules judge the newest points.
+ */
+export async function getHost(runFs: RunFs, q: { t0?: number | null; t1?: number | null; max_points: number }): Promise<GetHostResponse> {
+  checkWindow(q.t0, q.t1);
+  checkMaxPoints(q.max_points);
+  let t0 = q.t0 ?? null;
+  const t1 = q.t1 ?? null;
+  let records: HostRecord[];
+  if (t0 === null && t1 === null) {
+    const names = (await runFs.readdir(HOST_DIR)).filter((n) => /^\d{8}_\d{2}\.jsonl$/.test(n)).sort();
+    const newest = names.at(-1);
+    if (!newest) return { nodes: [], advisories: [] };
+    const hour = Date.UTC(+newest.slice(0, 4), +newest.slice(4, 6) - 1, +newest.slice(6, 8), +newest.slice(9, 11)) / 1000;
+    records = await readHostRecords(runFs, hour - 3600, null);
+    const last = records.at(-1)?.ts ?? hour;
+    t0 = last - 3600;
+    records = records.filter((r) => r.ts >= t0!);
+  } else {
+    records = await readHostRecords(runFs, t0, t1);
+  }
+  const nodes = deriveHost(records);
+  const advisories = hostAdvisories(nodes);
+  const n = q.max_points;
+  return {
+    nodes: nodes.map((x) => ({ ...x, series: stride(x.series, n), procs: x.procs.map((p) => ({ ...p, points: stride(p.points, n) })) })),
+    advisories,
+  };
 }

@@ -1,0 +1,9 @@
+import { withApi } from "@/lib/api/with-api";
+import { GetHostQuery } from "@/lib/contracts/health";
+import { getHost } from "@/lib/health/host";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Host CPU, memory and job processes per node (docs/api.md 9.5.6). */
+export const GET = withApi({ cost: "heavy", query: GetHostQuery }, async ({ query, run }) => getHost(run.store.fs, query));
