@@ -9,6 +9,10 @@
  * written to the URL once an interaction settles (300 ms), which is also when the data
  * window is re-checked. In follow mode meta polls every 5 s; a viewport pinned to the
  * newest data trails it, and only queries whose inputs changed refetch.
+ *
+ * This file is layout: viewport ↔ URL sync (use-timeline-viewport), lane selection
+ * (use-lane-selection), the lanes' data and paint gating (use-lane-model) and the keys
+ * (use-timeline-keys) are hooks beside it.
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
@@ -17,7 +21,6 @@ import type { Meta, TopologyResponse } from "@/lib/charts/api-shapes";
 import { formatCompact } from "@/lib/charts/core/format";
 import { brushToggle, FLEET_THRESHOLD } from "@/lib/charts/lane-selection";
 import { prepareSteps, type StepSpan } from "@/lib/charts/prepare-bubbles";
-import { prepareLanes, prepareProcessTracks } from "@/lib/charts/prepare-lanes";
 import { OVERLAYS, overlayMetric, parseTimelineState, writeTimelineState, type TimelineUrlState } from "@/lib/charts/timeline-url";
 import { latestViewport, stepViewport } from "@/lib/charts/timeline-viewport";
 import { errorMessage } from "@/lib/client/fetcher";
@@ -26,14 +29,10 @@ import {
   fetchOutliers,
   useAdvisory,
   useBubbles,
-  useEngineSeries,
   useFleet,
-  useGpu,
   useHeatmap,
   useMeta,
   useMetricSeries,
-  usePhases,
-  useProcesses,
   useTopology,
   timelineUrls,
 } from "@/lib/client/telemetry-queries";
@@ -47,13 +46,12 @@ import { LaneCanvas, type TimeFormat } from "@/components/timeline/LaneCanvas";
 import { LaneSelector } from "@/components/timeline/LaneSelector";
 import { StepStrip } from "@/components/timeline/StepStrip";
 import { useLaneSelection } from "@/components/timeline/use-lane-selection";
-import { useHeldWhile } from "@/components/timeline/use-paint-gate";
+import { GPU_MAX_POINTS, useLaneModel } from "@/components/timeline/use-lane-model";
 import { useTimelineKeys } from "@/components/timeline/use-timeline-keys";
 import { useTimelineViewport } from "@/components/timeline/use-timeline-viewport";
 import "@/app/views.css";
 import { WhyEmpty } from "@/components/health/WhyEmpty";
 
-const GPU_MAX_POINTS = 4000;
 const CARPET_BUCKETS = 1200;
 const FLEET_BUCKETS = 600;
 
@@ -141,32 +139,9 @@ function TimelineBody({
   const lanes = useLaneSelection(runId, topology.data, st.lanes, T1, (sel) => update({ lanes: sel }, "replace"));
   const { allLanes, selection, resolvedLanes, shown, dataLanes, selectedSet } = lanes;
 
-  const hasLanes = shown.length > 0;
-  const phases = usePhases(runId, fetched, dataLanes, hasLanes);
-  const gpu = useGpu(runId, fetched, dataLanes, GPU_MAX_POINTS, hasLanes);
-  const procs = useProcesses(runId, fetched, dataLanes, hasLanes);
   const ovId = st.overlay === undefined ? (meta.capabilities.has_engine_series ? OVERLAYS[0].id : null) : st.overlay;
   const ovMetric = meta.capabilities.has_engine_series ? overlayMetric(ovId) : null;
-  const engine = useEngineSeries(runId, ovMetric, { perDpRank: false, win: fetched, maxPoints: GPU_MAX_POINTS, follow: false });
-
-  // Paint gating: while one input is still on its first request the others wait.
-  const firstLoad = (q: { data: unknown; isPending: boolean; isError: boolean }, on = true) => on && q.data === undefined && q.isPending && !q.isError;
-  const holding = hasLanes && (firstLoad(phases) || firstLoad(gpu) || firstLoad(engine, ovMetric !== null));
-  const answers = useMemo(() => ({ phases: phases.data, gpu: gpu.data, engine: engine.data }), [phases.data, gpu.data, engine.data]);
-  const held = useHeldWhile(holding, answers);
-  const model = useMemo(
-    () =>
-      prepareLanes({
-        lanes: shown,
-        phases: held.phases?.phases,
-        gpu: held.gpu,
-        windows: topology.data?.windows,
-        overlayMetric: ovMetric,
-        engine: ovMetric ? held.engine : undefined,
-      }),
-    [shown, held, topology.data, ovMetric],
-  );
-  const processTracks = useMemo(() => prepareProcessTracks(procs.data?.processes), [procs.data]);
+  const { model, processTracks, hasLanes, error: laneDataError, fetching } = useLaneModel(runId, fetched, shown, dataLanes, topology.data?.windows, ovMetric);
 
   // ---- overview
   const totalLanes = allLanes.length;
@@ -212,8 +187,8 @@ function TimelineBody({
   const fmt: TimeFormat = { absTime: st.absTime, utc: st.utc, T0 };
   const ovLabel = ovMetric ? (OVERLAYS.find((o) => o.metric === ovMetric)?.id ?? ovMetric) : null;
   const laneError = errText(lanes.serverError);
-  const dataError = errText(phases.error) ?? errText(gpu.error) ?? errText(engine.error);
-  const loadingLanes = lanes.resolving || phases.isFetching || gpu.isFetching;
+  const dataError = errText(laneDataError);
+  const loadingLanes = lanes.resolving || fetching;
 
   const onPick = async (criterion: string): Promise<string | null> => {
     try {
