@@ -29,12 +29,16 @@ test("select two runs, Compare, read the single-variable verdict; the overlay dr
 
   await page.getByRole("link", { name: "Metrics overlay" }).click();
   await expect(page).toHaveURL(/view=metrics/);
-  const card = page.locator('[data-testid="overlay-card"][data-key="perf/step_time"]');
-  await expect(card.locator("canvas[data-painted='data']")).toBeVisible({ timeout: 20_000 });
+  // the first category (rollout) by default: one chart per metric, both runs drawn
+  await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"] canvas[data-painted="data"]')).toBeVisible({ timeout: 20_000 });
   await expect(page.getByLabel("Legend")).toContainText(ABLATION);
+  await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"]')).toContainText(/\d+ \/ 16 pts/);
   // a metric only the baseline logs names the run that lacks it
-  await page.getByRole("button", { name: /^rollout/ }).click();
   await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/turns"]').getByTestId("overlay-missing")).toContainText(`not in ${ABLATION}`);
+  await page.getByRole("button", { name: /^perf/ }).click();
+  await expect(page).toHaveURL(/cat=perf/);
+  await expect(page.locator('[data-testid="overlay-card"][data-key="perf/step_time"] canvas[data-painted="data"]')).toBeVisible();
+  await page.getByRole("button", { name: /^rollout/ }).click();
   await page.getByLabel("x axis").selectOption("time");
   await expect(page).toHaveURL(/x=time/);
   await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"] canvas[data-painted="data"]')).toBeVisible();
@@ -51,8 +55,8 @@ test("the run list: config columns sticky in the URL, tags edited in place, args
   await page.reload();
   await expect(page.getByRole("columnheader", { name: KEY })).toBeVisible();
   await row.getByRole("button", { name: `Edit tags and notes of ${ABLATION}` }).click();
-  await row.getByLabel("Tags").fill("ablation, kv-cache");
-  await row.getByLabel("Notes").fill("mem fraction 0.9");
+  await row.getByRole("textbox", { name: "Tags", exact: true }).fill("ablation, kv-cache");
+  await row.getByRole("textbox", { name: "Notes", exact: true }).fill("mem fraction 0.9");
   await row.getByRole("button", { name: "Save" }).click();
   await expect(row.locator(".run-tag")).toHaveText(["ablation", "kv-cache"]);
   await page.reload();

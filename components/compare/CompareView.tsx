@@ -28,7 +28,7 @@ export interface CompareViewProps {
 }
 
 export function CompareView({ runs, initial, error, live }: CompareViewProps) {
-  const { params, replace } = useUrlState();
+  const { params, write, replace } = useUrlState();
   const view = params.get("view") === "metrics" ? "metrics" : "diff";
   const showAll = params.get("all") === "1";
   const q = useQuery({
@@ -40,6 +40,14 @@ export function CompareView({ runs, initial, error, live }: CompareViewProps) {
   });
   const report = q.data;
   const href = (v: string) => `/compare?${new URLSearchParams({ runs, view: v }).toString()}`;
+  // Switching views is URL state on the same page (History API: no server render, Back undoes it).
+  const show = (v: "diff" | "metrics") => (e: { preventDefault: () => void; metaKey: boolean; ctrlKey: boolean }) => {
+    if (e.metaKey || e.ctrlKey) return;
+    e.preventDefault();
+    const next = new URLSearchParams(window.location.search);
+    next.set("view", v);
+    write(`?${next.toString()}`, "push");
+  };
   if (error || !report) {
     const msg = error ? `${error.message} (HTTP ${error.status})` : q.error instanceof ApiClientError ? `${q.error.message} (HTTP ${q.error.status})` : "loading…";
     return (
@@ -59,12 +67,12 @@ export function CompareView({ runs, initial, error, live }: CompareViewProps) {
       <div className="cmp-head">
         <h1>Compare runs</h1>
         <nav className="run-tabs" aria-label="Compare views">
-          <Link href={href("diff")} className={`run-tab${view === "diff" ? " run-tab-active" : ""}`} aria-current={view === "diff" ? "page" : undefined}>
+          <a href={href("diff")} onClick={show("diff")} className={`run-tab${view === "diff" ? " run-tab-active" : ""}`} aria-current={view === "diff" ? "page" : undefined}>
             Diff
-          </Link>
-          <Link href={href("metrics")} className={`run-tab${view === "metrics" ? " run-tab-active" : ""}`} aria-current={view === "metrics" ? "page" : undefined}>
+          </a>
+          <a href={href("metrics")} onClick={show("metrics")} className={`run-tab${view === "metrics" ? " run-tab-active" : ""}`} aria-current={view === "metrics" ? "page" : undefined}>
             Metrics overlay
-          </Link>
+          </a>
         </nav>
         {live ? <span className="badge badge-live">live</span> : null}
       </div>

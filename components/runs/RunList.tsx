@@ -1,7 +1,8 @@
 "use client";
 
 import { Link } from "@/components/shell/Link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
+import { useUrlState } from "@/components/charts/use-url-state";
 import { useMemo, useState } from "react";
 import type { GetRunsResponse, RunSummary } from "@/lib/contracts/runs";
 import { useRuns } from "@/lib/client/queries";
@@ -28,9 +29,9 @@ const SORTS: Record<SortKey, (a: RunSummary, b: RunSummary) => number> = {
 
 export function RunList({ initial }: { initial: GetRunsResponse }) {
   const { data, error } = useRuns(initial);
-  const params = useSearchParams();
+  // URL state through the History API (no server render per keystroke or column toggle)
+  const { params, replace } = useUrlState();
   const router = useRouter();
-  const pathname = usePathname();
   const q = params.get("q") ?? "";
   const sort = (params.get("sort") as SortKey | null) ?? "activity";
   // Config columns (dotted meta.args keys) are sticky in the URL: `cols=lr,optim.beta2`.
@@ -50,14 +51,8 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
   const canCompare = chosen.length >= MIN_COMPARE && chosen.length <= MAX_COMPARE;
   const compare = () => router.push(`/compare?${new URLSearchParams({ runs: chosen.join(","), view: "diff" }).toString()}`);
 
-  // Search and sort live in the URL so a filtered list is a shareable link.
-  const setParam = (key: string, value: string) => {
-    const next = new URLSearchParams(params.toString());
-    if (value) next.set(key, value);
-    else next.delete(key);
-    const qs = next.toString();
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
-  };
+  // Search, sort and config columns live in the URL so a filtered list is a shareable link.
+  const setParam = (key: string, value: string) => replace({ [key]: value || null });
 
   const runs = useMemo(() => {
     const needle = q.trim().toLowerCase();
