@@ -10,6 +10,16 @@ const serverOnly = [
   { group: ["better-sqlite3", "node:*"], message: "Node-only modules cannot run in the browser." },
 ];
 
+// lib data layers (store, contracts, timeline, rollout, advisory, health, compare).
+const dataLayerPatterns = [
+  { group: ["next", "next/*", "react", "react-dom", "@/components/*", "@/app/*"], message: "lib data layers import nothing from Next or the UI." },
+  { group: ["@/lib/server/*", "@/lib/client/*"], message: "lib data layers are used by server and collector alike; keep them below lib/server.", allowTypeImports: true },
+];
+const noHttpInDataLayers = {
+  group: ["@/lib/api", "@/lib/api/*", "@/lib/api/**"],
+  message: "lib data layers do not know HTTP: throw ApiError from @/lib/contracts/errors (lib/api maps it to a response).",
+};
+
 const noViewportPrefetch = [
   {
     name: "next/link",
@@ -101,17 +111,27 @@ export default tseslint.config(
   },
   {
     // Data access and contracts stay framework-free so the collector, CLI and tests can use them.
-    files: ["lib/store/**/*.ts", "lib/contracts/**/*.ts", "lib/timeline/**/*.ts", "lib/rollout/**/*.ts", "lib/advisory/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            { group: ["next", "next/*", "react", "react-dom", "@/components/*", "@/app/*"], message: "lib data layers import nothing from Next or the UI." },
-            { group: ["@/lib/server/*", "@/lib/client/*"], message: "lib data layers are used by server and collector alike; keep them below lib/server.", allowTypeImports: true },
-          ],
-        },
-      ],
-    },
+    // They throw ApiError from lib/contracts/errors; only lib/api maps errors to HTTP.
+    files: [
+      "lib/store/**/*.ts",
+      "lib/contracts/**/*.ts",
+      "lib/timeline/**/*.ts",
+      "lib/rollout/**/*.ts",
+      "lib/advisory/**/*.ts",
+      "lib/health/**/*.ts",
+      "lib/compare/**/*.ts",
+    ],
+    ignores: ["**/*.test.ts", "lib/health/server.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [...dataLayerPatterns, noHttpInDataLayers] }] },
+  },
+  {
+    // The health layer's one server-side binding (RunContext + server env); still no HTTP.
+    files: ["lib/health/server.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [dataLayerPatterns[0], noHttpInDataLayers] }] },
+  },
+  {
+    // Their tests may check what an answer serialises to (lib/api/json, toErrorResponse).
+    files: ["lib/{store,contracts,timeline,rollout,advisory,health,compare}/**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: dataLayerPatterns }] },
   },
 );

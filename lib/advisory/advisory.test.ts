@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { computeAdvisories, getAdvisory, mfuSummary, type Advisory } from "@/lib/advisory";
 import { fmt, G, P0, P1 } from "@/lib/advisory/format";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import { openMetricStore, type MetricsRecord } from "@/lib/store/telemetry";
 import { phase, RunBuilder, type EngineRow } from "@/lib/store/telemetry/testing";
 import type { DumpSource, DumpTable } from "@/lib/timeline/dump-source";

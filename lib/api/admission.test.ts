@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { AdmissionGate, type Release } from "@/lib/api/admission";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 
 const gate = (o: Partial<AdmissionGate["opts"]> = {}) =>
   new AdmissionGate({ maxRunning: 2, maxPerUser: 1, maxQueue: 2, maxQueuedPerUser: 2, maxWaitMs: 60_000, ...o });

@@ -11,7 +11,7 @@
  * after the poll phase, so requests that arrived meanwhile (/api/health, /api/meta) are
  * read and answered between two heavy runs instead of behind the whole queue.
  */
-import { busy } from "@/lib/api/errors";
+import { busy } from "@/lib/contracts/errors";
 
 export interface GateOptions {
   maxRunning: number;

@@ -21,7 +21,8 @@ describe("jsonSafeStringify", () => {
 
 describe("toErrorResponse", () => {
   it("recognises ApiErrors from another bundle copy by their brand", async () => {
-    const { ApiError, toErrorResponse } = await import("@/lib/api/errors");
+    const { toErrorResponse } = await import("@/lib/api/errors");
+    const { ApiError } = await import("@/lib/contracts/errors");
     const foreign = Object.assign(new Error("no such sample"), { code: "not_found", [Symbol.for("rlboard.ApiError")]: true });
     const res = toErrorResponse(foreign, () => undefined);
     expect(res.status).toBe(404);

@@ -5,7 +5,7 @@
  * path that does not decode gets a 400 JSON body in the API's error shape (docs/api.md
  * "Errors"); any other path gets null (carry on).
  */
-import { errorBody } from "@/lib/api/errors";
+import { errorBody } from "@/lib/contracts/errors";
 
 export const MALFORMED_PATH_MESSAGE = "malformed percent-encoding in the request path";
 

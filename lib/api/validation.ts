@@ -6,7 +6,7 @@
  * reports every failing parameter at once; so does `parseRequest`.
  */
 import type { z } from "zod";
-import { badRequest, unprocessable, type ValidationItem } from "@/lib/api/errors";
+import { badRequest, unprocessable, type ValidationItem } from "@/lib/contracts/errors";
 
 type Where = "query" | "path";
 type Raw = Record<string, unknown>;

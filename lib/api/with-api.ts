@@ -10,7 +10,8 @@ import "server-only";
  */
 import type { z } from "zod";
 import { heavyGate, DEFAULT_GATE, type Release } from "@/lib/api/admission";
-import { ApiError, toErrorResponse } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
+import { toErrorResponse } from "@/lib/api/errors";
 import { jsonResponse, jsonResponseSliced } from "@/lib/api/json";
 import { parseRequest } from "@/lib/api/validation";
 import { serverEnv } from "@/lib/env";

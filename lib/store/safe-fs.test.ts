@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import { isOutside, RunFs } from "./safe-fs";
 
 let base: string;

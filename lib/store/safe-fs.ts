@@ -17,7 +17,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 
 const { O_RDONLY, O_NOFOLLOW } = fs.constants;
 /** Read-only open that refuses a symlink as the last component (0 where unsupported). */

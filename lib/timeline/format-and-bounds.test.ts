@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import { linspace, minMaxIndices, strideIndices } from "@/lib/timeline/downsample";
 import { pyFixed, pyG, pyRepr, pyRound } from "@/lib/timeline/pyformat";
 import { checkMaxPoints, checkTopK, checkWindow, checkXBuckets } from "@/lib/timeline/window";

@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ZodError, type z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import { decodeFrame } from "@/lib/contracts/binary";
 import * as C from "@/lib/contracts/telemetry";
 import { openMetricStore, type MetricStore } from "@/lib/store/telemetry";

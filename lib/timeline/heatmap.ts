@@ -4,7 +4,7 @@
  * phases first so any active phase wins a shared bucket; lifecycle rows are samples.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { ApiError, badRequest } from "@/lib/api/errors";
+import { ApiError, badRequest } from "@/lib/contracts/errors";
 import type { MetricStore } from "@/lib/store/telemetry";
 import type { GpuBlock } from "@/lib/store/telemetry/blocks";
 import { checkXBuckets } from "@/lib/timeline/window";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import type { LaneInfo } from "@/lib/store/telemetry";
 import { resolveLanes } from "@/lib/timeline/lanes";
 

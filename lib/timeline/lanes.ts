@@ -3,7 +3,7 @@
  * engine:15000,role:train,every:8`. The result is a union of (node, gpu) pairs; `null`
  * means "no filter". Errors are 400s with the reference's messages.
  */
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/contracts/errors";
 import type { LaneInfo } from "@/lib/store/telemetry";
 
 export class LaneSet {

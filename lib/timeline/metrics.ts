@@ -2,7 +2,7 @@
  * Scalar metrics (docs/api.md 8.2, 8.11 bubbles, 9.2 /api/metrics incl. the `dump/*` keys
  * computed by the dump reader).
  */
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/contracts/errors";
 import type { MetricStore, Scalar } from "@/lib/store/telemetry";
 import { cmpStr } from "@/lib/store/telemetry/blocks";
 import { DUMP_METRIC_PREFIX, STEP_AGGREGATE_METRICS, type DumpSource } from "@/lib/timeline/dump-source";

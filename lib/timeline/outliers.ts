@@ -2,7 +2,7 @@
  * Outlier proposals (docs/api.md 8.11): the machine only proposes lanes; the UI turns picks
  * into a selection.
  */
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/contracts/errors";
 import type { MetricStore } from "@/lib/store/telemetry";
 import { cmpStr } from "@/lib/store/telemetry/blocks";
 import { forEachGpuGroup } from "@/lib/timeline/gpu";

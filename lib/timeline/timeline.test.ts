@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import { decodeFrame } from "@/lib/contracts/binary";
 import { GetFleetResponse, HeatmapHeader } from "@/lib/contracts/telemetry";
 import { openMetricStore, type EngineInfo, type TrajectoryEvent } from "@/lib/store/telemetry";

@@ -5,7 +5,7 @@
  * (lib/contracts/limits.ts). Non-finite `t0`/`t1` never get here: the contracts refuse
  * them (lib/contracts/common.ts, QueryTime).
  */
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/limits";
 import { pyFixed, pyRepr } from "@/lib/timeline/pyformat";
 

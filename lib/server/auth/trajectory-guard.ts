@@ -1,4 +1,4 @@
-import { forbidden } from "@/lib/api/errors";
+import { forbidden } from "@/lib/contracts/errors";
 import type { AuthUser } from "@/lib/server/auth/request-auth";
 import { canReadTrajectories, recordTrajectoryView } from "@/lib/server/auth/run-access";
 import { getDb } from "@/lib/server/db";

@@ -8,7 +8,7 @@
  * puts one run's numbers next to another's, so restricted runs are compare-able only by
  * those who may read them.
  */
-import { badRequest, forbidden } from "@/lib/api/errors";
+import { badRequest, forbidden } from "@/lib/contracts/errors";
 import { compareRuns, MAX_COMPARE_RUNS, MIN_COMPARE_RUNS, type CompareReport } from "@/lib/compare/report";
 import type { Role } from "@/lib/server/auth/users";
 import { canReadTrajectories } from "@/lib/server/auth/run-access";

@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
 import { serverEnv } from "@/lib/env";
-import { badRequest, notFound } from "@/lib/api/errors";
+import { badRequest, notFound } from "@/lib/contracts/errors";
 import { getDb } from "@/lib/server/db";
 import { RunRegistry } from "@/lib/server/runs/registry";
 import type { ScannedRun } from "@/lib/server/runs/scan";

@@ -4,7 +4,7 @@ import "server-only";
  * (requirePageUser, like page-run.ts), then the same report `GET /api/compare` answers,
  * with the API's errors (bad `runs`, unknown or restricted run) as a message for the page.
  */
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import type { CompareReport } from "@/lib/compare/report";
 import { getCompare } from "@/lib/server/runs/compare";
 import { runArgs, type ArgCell } from "@/lib/runs/run-args";

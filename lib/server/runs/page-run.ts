@@ -6,7 +6,7 @@ import "server-only";
  * by side, and an RSC payload carries whatever any of them read.
  */
 import { notFound } from "next/navigation";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import type { GetRunsResponse } from "@/lib/contracts/runs";
 import { listRuns } from "@/lib/runs/list-runs";
 import { getRunOrThrow, resolveRun, type RunContext } from "@/lib/server/runs/context";

@@ -8,7 +8,7 @@
  */
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ApiError, notFound, stillWriting } from "@/lib/api/errors";
+import { ApiError, corruptFile, notFound, stillWriting } from "@/lib/contracts/errors";
 import { PtFormatError } from "@/lib/store/pt/errors";
 import { isOutside, type RunFs } from "@/lib/store/safe-fs";
 
@@ -151,24 +151,6 @@ export async function listRolloutIds(fsys: RunFs, nowMs = Date.now()): Promise<{
   });
   const asc = (a: number, b: number) => a - b;
   return { train: [...new Set(train)].sort(asc), eval: [...new Set(evals)].sort(asc) };
-}
-
-/**
- * A `.pt` that fails to parse and is not fresh: a JSON error naming the file (relative
- * to the run directory) and what is wrong, e.g. `rollout_data/3.pt: truncated zip (…)`.
- * The detail comes from the `.pt` reader, whose messages describe structure, never bytes.
- */
-export function corruptFile(rel: string, detail: string, cause?: unknown): ApiError {
-  const err = new ApiError("corrupt_file", `${rel}: ${detail}`, cause === undefined ? undefined : { cause });
-  CORRUPT.set(err, { file: rel, reason: detail });
-  return err;
-}
-
-const CORRUPT = new WeakMap<object, { file: string; reason: string }>();
-
-/** The file and reason of a `corruptFile` error (null for anything else). */
-export function corruptInfo(err: unknown): { file: string; reason: string } | null {
-  return typeof err === "object" && err !== null ? (CORRUPT.get(err) ?? null) : null;
 }
 
 /**

@@ -10,7 +10,7 @@
  * storages of one sample. Inconsistencies are plain Errors (HTTP 500); a missing required
  * column is a 404 like the reference's KeyError.
  */
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/contracts/errors";
 import { expectedWidth, reassemble, type CpGeometry } from "./cp";
 import { mapBounded } from "./files";
 import { PER_TOKEN_FIELDS, type NumArray, type PerTokenField, type TrainRow } from "./types";

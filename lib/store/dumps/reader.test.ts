@@ -2,7 +2,7 @@ import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/contracts/errors";
 import { jsonSafeStringify } from "@/lib/api/json";
 import { PtFormatError } from "@/lib/store/pt/errors";
 import { RunFs } from "@/lib/store/safe-fs";

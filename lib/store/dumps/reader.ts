@@ -23,12 +23,10 @@
  *    `prewarm()` computes summaries in the background, `close()` releases handles.
  */
 import path from "node:path";
-import { ApiError, notFound, stillWriting } from "@/lib/api/errors";
+import { ApiError, corruptFile, corruptInfo, notFound, stillWriting } from "@/lib/contracts/errors";
 import { isOutside, READ_NOFOLLOW, RunFs } from "@/lib/store/safe-fs";
 import { readSummaryCache, summaryCacheKey, summaryCachePath, writeSummaryCache } from "./cache";
 import {
-  corruptInfo,
-  corruptFile,
   FRESH_SECONDS,
   guardedLoad,
   guardPtReads,

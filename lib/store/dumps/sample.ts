@@ -3,7 +3,7 @@
  * kept; unknown keys are ignored. `status` is required (a sample without it is a 404,
  * like the reference's KeyError).
  */
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/contracts/errors";
 import { pyGet, pyHas, pyInt, pyNumber } from "./pyobj";
 import type { NumArray, SampleRecord } from "./types";
 

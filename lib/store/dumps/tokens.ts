@@ -2,7 +2,7 @@
  * The L2 per-token payload (docs/api.md 5) as a pure function of the mirror row, the
  * sample's TrainRow (null for eval or when not trained) and the token texts.
  */
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/contracts/errors";
 import type { MirrorRow } from "./mirror";
 import type { NumArray, TrainRow } from "./types";
 

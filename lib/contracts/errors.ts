@@ -1,0 +1,138 @@
+/**
+ * Typed API errors: one code → status table, one body shape, one mapper (docs/api.md
+ * "Errors").
+ *
+ * Policy (shared with every client, see lib/client/fetcher.ts):
+ *  - 400 bad_request: the request parsed but its values are wrong (bad window, bad lanes,
+ *    unknown metric, a size over its maximum); the message names the parameter and is safe
+ *    to show to a person. The reference server raises these in its handlers.
+ *  - 422 unprocessable: a parameter is missing or its string does not parse as the type
+ *    the reference declares (int, float, bool) — FastAPI's request validation.
+ *  - 401/403: no credentials / not allowed.
+ *  - 404 not_found: unknown run, step, sample, file or API path (messages never carry an
+ *    absolute path).
+ *  - 503 still_writing: a dump is being written right now — retry in a moment.
+ *  - 503 busy: too many expensive queries at once — retry after `Retry-After` seconds.
+ *  - 500 internal: a bug or a corrupt old file; the real message is logged, never sent.
+ *  - 500 corrupt_file: an old run file that does not parse (a torn `.pt`); the message,
+ *    which names the file relative to the run and the problem (never its bytes), is sent.
+ *
+ * Body: FastAPI's `{"detail": …}` (a string, or for 422 the list of validation items)
+ * plus rlboard's `{"error":{"code","message"}}`. Handlers throw; only `toErrorResponse`
+ * (lib/api/errors.ts, the HTTP side) maps.
+ *
+ * This module is a contract, not HTTP: the stores and domain layers throw these errors
+ * without importing lib/api (enforced by eslint.config.mjs).
+ */
+import { type ZodError } from "zod";
+
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  too_many_requests: 429,
+  internal: 500,
+  corrupt_file: 500,
+  still_writing: 503,
+  busy: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One item of a 422 `detail` list, exactly as FastAPI (pydantic v2) writes it. */
+export interface ValidationItem {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/**
+ * Next bundles server code per entry (pages vs. route handlers), so one process can hold
+ * two copies of this class while run stores are shared through globalThis. A global
+ * symbol brand, not `instanceof`, identifies our errors across copies.
+ */
+const BRAND = Symbol.for("rlboard.ApiError");
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly [BRAND] = true;
+  /** FastAPI's `detail` when it is not simply the message (the 422 item list). */
+  readonly detail: string | ValidationItem[] | undefined;
+  /** Extra response headers (`Retry-After` on a busy 503). */
+  readonly headers: Record<string, string> | undefined;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; detail?: string | ValidationItem[]; headers?: Record<string, string> },
+  ) {
+    super(message, options);
+    this.name = "ApiError";
+    this.code = code;
+    this.detail = options?.detail;
+    this.headers = options?.headers;
+  }
+  static is(err: unknown): err is ApiError {
+    return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
+  }
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const badRequest = (message: string) => new ApiError("bad_request", message);
+export const notFound = (message: string) => new ApiError("not_found", message);
+export const forbidden = (message: string) => new ApiError("forbidden", message);
+export const stillWriting = (path: string) =>
+  new ApiError("still_writing", `dump still being written: ${path}`);
+export const busy = (message: string, retryAfterS = 1) =>
+  new ApiError("busy", message, { headers: { "retry-after": String(retryAfterS) } });
+
+/** A 422: `items` become the `detail` list; the message joins them for people. */
+export function unprocessable(items: ValidationItem[]): ApiError {
+  const message = items.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ");
+  return new ApiError("unprocessable", message, { detail: items });
+}
+
+export interface ErrorBody {
+  detail: string | ValidationItem[];
+  error: { code: ErrorCode; message: string };
+}
+
+/** Human-readable one-liner for a zod failure: `t0: expected number, received "abc"`. */
+export function describeZodError(err: ZodError): string {
+  return err.issues
+    .map((issue) => {
+      const where = issue.path.length ? issue.path.join(".") : "query";
+      return `${where}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+export function errorBody(code: ErrorCode, message: string, detail: string | ValidationItem[] = message): ErrorBody {
+  return { detail, error: { code, message } };
+}
+
+/**
+ * A `.pt` (or sidecar) that fails to parse and is not fresh: a 500 `corrupt_file` naming
+ * the file (relative to the run directory) and what is wrong, e.g.
+ * `rollout_data/3.pt: truncated zip (…)`. The detail comes from the reader, whose messages
+ * describe structure, never bytes (docs/api.md 1.9).
+ */
+export function corruptFile(rel: string, detail: string, cause?: unknown): ApiError {
+  const err = new ApiError("corrupt_file", `${rel}: ${detail}`, cause === undefined ? undefined : { cause });
+  CORRUPT.set(err, { file: rel, reason: detail });
+  return err;
+}
+
+const CORRUPT = new WeakMap<object, { file: string; reason: string }>();
+
+/** The file and reason of a `corruptFile` error (null for anything else). */
+export function corruptInfo(err: unknown): { file: string; reason: string } | null {
+  return typeof err === "object" && err !== null ? (CORRUPT.get(err) ?? null) : null;
+}
