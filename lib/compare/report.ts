@@ -193,10 +193,36 @@ export const AVAILABILITY: readonly { key: string; label: string }[] = [
   { key: "engine_metrics", label: "Engine metrics (SGLang)" },
 ];
 
+/**
+ * Per-store memo of the summaries, keyed on what they are computed from (metrics.jsonl
+ * offset, the gpu_util partitions' sizes, the visible dump steps): a warm report only
+ * re-stats files. Each store belongs to one run for the life of the process.
+ */
+const summaryMemo = new WeakMap<MetricStore, { sig: string; value: Map<string, MetricSummary>; warnings: string[] }>();
+
+async function memoSummaries(run: CompareRun, warnings: string[]): Promise<Map<string, MetricSummary>> {
+  const [flat, , rids] = await Promise.all([
+    run.store.flatSignature(),
+    run.store.gpuUtil.files(),
+    run.dumps.listRolloutIds().catch(() => null),
+  ]);
+  const sig = `${flat}|${run.store.gpuUtil.signature}|${rids ? `${rids.train.join(",")};${rids.eval.join(",")}` : "-"}|${run.dumps.skippedDumps?.().length ?? 0}`;
+  const hit = summaryMemo.get(run.store);
+  if (hit && hit.sig === sig) {
+    warnings.push(...hit.warnings);
+    return hit.value;
+  }
+  const own: string[] = [];
+  const value = await runSummaries(run, own);
+  summaryMemo.set(run.store, { sig, value, warnings: own });
+  warnings.push(...own);
+  return value;
+}
+
 async function collect(run: CompareRun, warnings: string[]): Promise<CompareInput> {
   const meta = run.store.meta();
   const [summaries, metrics, phases, gpu, engine, traj, rids] = await Promise.all([
-    runSummaries(run, warnings),
+    memoSummaries(run, warnings),
     run.store.metrics(),
     run.store.phases.hasData(),
     run.store.gpuUtil.hasData(),
