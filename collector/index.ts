@@ -61,7 +61,7 @@ function onSignals(log: Logger, stop: () => Promise<boolean>): void {
 
 async function main(cfg: CollectorConfig): Promise<void> {
   const log = createLogger({ level: cfg.logLevel });
-  // docs/formats.md §4.11: host telemetry straight into the run directory (any mode)
+  // docs/formats.md §4.12: host telemetry straight into the run directory (any mode)
   const host = cfg.hostTelemetry
     ? new HostSampler({
         dashDir: path.join(cfg.dumpDetails ?? "", "dashboard"),

@@ -1,5 +1,5 @@
 /**
- * Host telemetry (`--host-telemetry`, docs/formats.md §4.11): what no framework publishes —
+ * Host telemetry (`--host-telemetry`, docs/formats.md §4.12): what no framework publishes —
  * host CPU, memory and, per job process, CPU time, RSS, involuntary context switches and
  * open file descriptors against RLIMIT_NOFILE. Read from /proc only, one record per tick
  * appended to `dashboard/host/{YYYYMMDD_HH}.jsonl` (hourly partitions like gpu_util).
@@ -15,7 +15,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { hourKey } from "@/lib/store/writer";
+import { hourKey } from "@/lib/store/format";
 import type { Logger } from "../log";
 
 export const DEFAULT_HOST_PROCS = /python|sglang|ray::/;

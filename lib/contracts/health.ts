@@ -155,6 +155,11 @@ export const GetRunStatusResponse = z
     lifecycle: Lifecycle,
     log_signals: z.array(LogSignal).length(LOG_SIGNAL_NAMES.length),
     inputs: z.record(z.enum(RUN_INPUT_KEYS), InputStatus),
+    alerts: z
+      .object({ configured: z.boolean().describe("serve --alert-webhook given"), muted: z.boolean() })
+      .strict()
+      .optional()
+      .describe("webhook alerts of this run (docs/api.md 9.5.5)"),
   })
   .strict();
 export type GetRunStatusResponse = z.infer<typeof GetRunStatusResponse>;

@@ -1,5 +1,5 @@
 /**
- * Host telemetry, read side (docs/formats.md §4.11, docs/api.md 9.5.6): the collector's
+ * Host telemetry, read side (docs/formats.md §4.12, docs/api.md 9.5.6): the collector's
  * `dashboard/host/{YYYYMMDD_HH}.jsonl` records hold cumulative counters; rates and
  * percentages are derived here from consecutive records of the same node (and pid), so the
  * sampling cadence is never baked into the data.

@@ -5,11 +5,15 @@
 import type { GetRunStatusResponse, RunState } from "@/lib/contracts/health";
 import { serverEnv } from "@/lib/env";
 import { getRunStatus } from "@/lib/health";
+import { isMuted } from "@/lib/server/alerts/mutes";
+import { getDb } from "@/lib/server/db";
 import { getRunOrThrow } from "@/lib/server/runs/context";
 import type { MetricStore } from "@/lib/store/telemetry";
 
-export function runStatusOf(run: { id: string; store: MetricStore }, now?: number): Promise<GetRunStatusResponse> {
-  return getRunStatus(run, { logGlobs: serverEnv().runLogs[run.id] ?? [], now });
+export async function runStatusOf(run: { id: string; store: MetricStore }, now?: number): Promise<GetRunStatusResponse> {
+  const env = serverEnv();
+  const status = await getRunStatus(run, { logGlobs: env.runLogs[run.id] ?? [], now });
+  return { ...status, alerts: { configured: env.alertWebhooks.length > 0, muted: isMuted(getDb(), run.id) } };
 }
 
 // ---------------------------------------------------------------------------------------

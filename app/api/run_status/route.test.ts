@@ -119,6 +119,7 @@ describe("GET /api/run_status", () => {
     expect(s.lifecycle.evidence[0]).toMatchObject({ kind: "end_marker", ts: T + 260 });
     expect(s.log_signals.every((x) => x.count === 0)).toBe(true);
     expect(s.inputs.logs).toEqual({ present: false, ...RUN_INPUTS.logs });
+    expect(s.alerts).toEqual({ configured: false, muted: false });
   });
 
   test("quiet without an end marker: killed; --run-logs files count, named relative to the glob", async () => {
