@@ -16,6 +16,7 @@ import path from "node:path";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { fail, parseCli, resolveDataDir } from "@/cli/common";
 import { benchBrowser } from "./browser";
+import { benchCompare } from "./compare";
 import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
 import { measureCollector } from "@/bench/collector-rss";
 import { benchIngest } from "./ingest";
@@ -141,6 +142,7 @@ async function main(): Promise<void> {
     await loadRows(data, dataDir, t0, t1);
   } else {
     if (!values["only-browser"]) await benchReadSide(data, t0, t1, repeat, !values["skip-ingest"]);
+    if (!values["only-browser"]) await compareRows(data, repeat);
     if (!values["only-browser"] && !values["skip-load"]) await loadRows(data, dataDir, t0, t1);
     if (!values["skip-browser"]) await browserRows(data, repeat);
   }
@@ -260,6 +262,14 @@ async function benchReadSide(data: BenchData, t0: number, t1: number, repeat: nu
 }
 
 /** Light queries while 50 clients hammer the heavy ones (bench/load.ts, docs/api.md "Limits"). */
+/** Issue #14: the compare report (GET /api/compare, npm run compare) over two 64-GPU × 8 h stores. */
+async function compareRows(data: BenchData, repeat: number): Promise<void> {
+  log("compare: two 64-GPU × 8 h stores, cold (fresh process) and warm…");
+  const c = await benchCompare(data.fleetDir, path.join(data.root, "compare-cache"), repeat);
+  add("compare", `compare diff 2×64-GPU×8h, cold (${c.kpis} KPI rows)`, c.coldMs, "ms", 1500);
+  add("compare", "compare diff 2×64-GPU×8h, warm", c.warmMs, "ms", 100, "le", 1);
+}
+
 async function loadRows(data: BenchData, dataDir: string, t0: number, t1: number): Promise<void> {
   const clients = 50;
   const r = await benchLoad({ run: data.fleetDir, dataDir: path.join(dataDir, "bench-load"), t0, t1, clients, users: 10, seconds: 15 }, log);
