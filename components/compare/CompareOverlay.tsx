@@ -1,7 +1,7 @@
 "use client";
 
 /**
- * Compare overlay (`view=metrics`, docs/views.md "Compare"): every scalar metric any run
+ * Compare overlay (`view=metrics`, README "Comparing runs"): every scalar metric any run
  * has, one chart per metric, one colour per run (the colour of the run chips), x = step
  * or wall time since each run's start (`x=step|time`), a shared drag-zoom (`zx`), the
  * Metrics view's categories (`cat`) and filter (`q`). Engine (SGLang) series stay on each

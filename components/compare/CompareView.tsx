@@ -1,7 +1,7 @@
 "use client";
 
 /**
- * Compare view (docs/views.md "Compare"): `view=diff` (verdict, KPI table, config delta,
+ * Compare view (README "Comparing runs"): `view=diff` (verdict, KPI table, config delta,
  * availability, movers; A = baseline) and `view=metrics` (overlay: one chart per metric,
  * one colour per run). URL state: runs, view, all (every KPI row), x (step | time), cat, q.
  * Live runs: the diff refetches every 15 s, the overlay like the Metrics view in follow mode.

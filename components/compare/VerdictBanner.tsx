@@ -1,6 +1,6 @@
 import type { CompareVerdict } from "@/lib/contracts/compare";
 
-/** Single-variable verdict (docs/views.md "Compare"): never implies a match when args are missing. */
+/** Single-variable verdict (README "Comparing runs"): never implies a match when args are missing. */
 export function VerdictBanner({ verdict, runNames }: { verdict: CompareVerdict; runNames: string[] }) {
   let title: string;
   let detail: string;

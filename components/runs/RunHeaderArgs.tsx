@@ -1,4 +1,4 @@
-/** The run header's args snapshot (meta.json, dotted paths) and wandb link (docs/views.md "Runs"). */
+/** The run header's args snapshot (meta.json, dotted paths) and wandb link (README "Comparing runs"). */
 export function RunHeaderArgs({ args, wandbUrl }: { args: Record<string, string | number | boolean | null> | null; wandbUrl: string | null }) {
   const entries = args ? Object.entries(args) : [];
   return (

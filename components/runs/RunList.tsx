@@ -9,6 +9,7 @@ import { useRuns } from "@/lib/client/queries";
 import { formatAgo, formatUtc } from "@/lib/format/time";
 import { RunAnnotations } from "@/components/runs/RunAnnotations";
 import "@/components/runs/runs.css";
+import { RunStateCell } from "@/components/health/RunStateCell";
 
 /** Compare takes 2–8 runs (docs/api.md "GET /api/compare"). */
 const MIN_COMPARE = 2;
@@ -130,6 +131,7 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
                 <th className="runs-select" aria-label="Select for compare" />
                 <th>Run</th>
                 <th>Status</th>
+                <th>State</th>
                 <th>Data</th>
                 <th>Steps</th>
                 <th>Last activity</th>
@@ -169,6 +171,9 @@ function RunRow({ run, cols, selected, onToggle }: { run: RunSummary; cols: stri
         <div className="run-path">{run.path}</div>
       </td>
       <td>{run.live ? <span className="badge badge-live">live</span> : <span className="badge">finished</span>}</td>
+      <td>
+        <RunStateCell run={run} />
+      </td>
       <td>
         <div className="caps">
           <span className={`cap ${caps.has_timeline ? "cap-on" : ""}`} title={caps.has_timeline ? "GPU timeline recorded" : "no telemetry"}>

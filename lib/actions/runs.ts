@@ -1,6 +1,6 @@
 "use server";
 /**
- * Run list actions: tags and notes of a run (docs/views.md "Runs"). Any signed-in member
+ * Run list actions: tags and notes of a run (README "Comparing runs"). Any signed-in member
  * may edit them; the session is re-checked here (a hidden button is not a permission
  * check) and the run id must be one the registry knows.
  */

@@ -1,5 +1,5 @@
 /**
- * The compare overlay's chart model (docs/views.md "Compare"): one metric, one series per
+ * The compare overlay's chart model (README "Comparing runs"): one metric, one series per
  * run in the run's colour, x = step or wall time since the run's start. Runs that lack
  * the metric (or, on the time axis, its timestamps) are listed instead of dropped.
  */

@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The compare page's data (docs/views.md "Compare"): the session check first
+ * The compare page's data (README "Comparing runs"): the session check first
  * (requirePageUser, like page-run.ts), then the same report `GET /api/compare` answers,
  * with the API's errors (bad `runs`, unknown or restricted run) as a message for the page.
  */
