@@ -7,6 +7,7 @@
 import { useState, type ReactNode } from "react";
 import "@/components/health/health.css";
 import { Link } from "@/components/shell/Link";
+import { HostPanel } from "@/components/health/HostPanel";
 import { MuteAlerts } from "@/components/health/MuteAlerts";
 import { timelineHref, useRunStatus } from "@/components/health/use-run-status";
 import { formatUtc } from "@/lib/format/time";
@@ -70,6 +71,7 @@ export function RunHealth({ runId, children }: { runId: string; children?: React
               })}
             </tbody>
           </table>
+          {s.inputs.host.present ? <HostPanel runId={runId} /> : null}
           {s.alerts ? <MuteAlerts runId={runId} configured={s.alerts.configured} muted={s.alerts.muted} /> : null}
           {children}
         </div>
