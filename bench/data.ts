@@ -17,7 +17,7 @@ import { DEMO_GENERATOR_VERSION } from "@/lib/demo/generate";
 import { Rng } from "@/lib/demo/prng";
 import { corpusWords, makeConversation } from "@/lib/demo/text";
 import { DemoTokenizer } from "@/lib/demo/tokenizer";
-import type { TrajectoryEvent } from "@/lib/store/writer/records";
+import type { TrajectoryEvent } from "@/lib/store/format";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 
 export const BENCH_DATA_VERSION = `${DEMO_GENERATOR_VERSION}.2`;

@@ -10,8 +10,8 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePyJson } from "@/lib/store/writer/python-json";
-import { STREAM_SCHEMAS } from "@/lib/store/writer/records";
+import { parsePyJson } from "@/lib/store/format";
+import { STREAM_SCHEMAS } from "@/lib/store/format";
 import { spawnCollector, waitFor } from "./testing/child-collector";
 import { completeLines, postJson } from "./testing/http";
 

@@ -20,8 +20,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, un
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STREAM_SCHEMAS } from "@/lib/store/writer/records";
-import type { GpuSample, TrajectoryEvent } from "@/lib/store/writer/records";
+import { STREAM_SCHEMAS } from "@/lib/store/format";
+import type { GpuSample, TrajectoryEvent } from "@/lib/store/format";
 import { startCollector } from "./server";
 import type { CollectorHandle } from "./server";
 import { captureLog } from "./testing/capture-log";

@@ -21,7 +21,7 @@
  * turned into `_` after miles' own replacements, so a phase or metric key
  * such as `perf/tokens.per_s` still yields a valid name.
  */
-import { PyFloat } from "@/lib/store/writer/python-json";
+import { PyFloat } from "@/lib/store/format";
 
 export const MILES_PREFIX = "miles_metric_";
 

@@ -8,7 +8,7 @@
  * rate-limited warning; stopping makes one last push attempt. The driver
  * validates and writes; this process never touches the run directory.
  */
-import type { GpuProcessSample, GpuSample } from "@/lib/store/writer/records";
+import type { GpuProcessSample, GpuSample } from "@/lib/store/format";
 import { httpFetch } from "./http-client";
 import type { Logger } from "./log";
 import { RateLimitedWarner } from "./log";

@@ -33,11 +33,11 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { PyFloat, parsePyJson } from "@/lib/store/writer/python-json";
-import type { PyValue } from "@/lib/store/writer/python-json";
-import { FAST_CHECKS } from "@/lib/store/writer/fast-validate";
-import { OPEN_T1, STREAM_SCHEMAS } from "@/lib/store/writer/records";
-import type { AnyRecord, PhaseEvent, StreamName } from "@/lib/store/writer/records";
+import { PyFloat, parsePyJson } from "@/lib/store/format";
+import type { PyValue } from "@/lib/store/format";
+import { FAST_CHECKS } from "@/lib/store/format";
+import { OPEN_T1, STREAM_SCHEMAS } from "@/lib/store/format";
+import type { AnyRecord, PhaseEvent, StreamName } from "@/lib/store/format";
 import type { Logger } from "./log";
 import type { CollectorMetrics } from "./self-metrics";
 

@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePyJson } from "@/lib/store/writer/python-json";
-import { PARTITIONED_STREAMS, STREAMS, STREAM_SCHEMAS } from "@/lib/store/writer/records";
-import type { EngineSample, GpuProcessSample, GpuSample, StreamName, TopologySnapshot } from "@/lib/store/writer/records";
+import { parsePyJson } from "@/lib/store/format";
+import { isPartitioned, STREAMS, STREAM_SCHEMAS } from "@/lib/store/format";
+import type { EngineSample, GpuProcessSample, GpuSample, StreamName, TopologySnapshot } from "@/lib/store/format";
 import { serializeRecord } from "@/lib/store/writer/serialize";
 import { runCli, spawnCollector, waitFor } from "./testing/child-collector";
 import { sglangFixture, startFakeEngine } from "./testing/fake-sglang";
@@ -54,7 +54,7 @@ function pushWithPython(url: string): Promise<number | null> {
 }
 
 function streamLines(dash: string, stream: StreamName): string[] {
-  const files = PARTITIONED_STREAMS.has(stream)
+  const files = isPartitioned(stream)
     ? existsSync(join(dash, stream))
       ? readdirSync(join(dash, stream)).map((f) => join(dash, stream, f))
       : []

@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STREAMS } from "@/lib/store/writer/records";
+import { STREAMS } from "@/lib/store/format";
 import { startCollector } from "./server";
 import type { CollectorHandle } from "./server";
 import { captureLog } from "./testing/capture-log";

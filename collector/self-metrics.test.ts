@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { pyFloat } from "@/lib/store/writer/python-json";
-import type { EngineSample, GpuSample, MetricsRecord, PhaseEvent } from "@/lib/store/writer/records";
+import { pyFloat } from "@/lib/store/format";
+import type { EngineSample, GpuSample, MetricsRecord, PhaseEvent } from "@/lib/store/format";
 import { CollectorMetrics, MAX_SERIES } from "./self-metrics";
 
 const eng = (addr: string, metric: string, labels: Record<string, string>, value: number): EngineSample => ({ ts: 1755000000, addr, metric, labels, value });

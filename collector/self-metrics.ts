@@ -18,8 +18,8 @@
  * until the collector stops.
  */
 import type { RunWriter } from "@/lib/store/writer/run-writer";
-import { OPEN_T1, STREAMS } from "@/lib/store/writer/records";
-import type { EngineSample, GpuSample, MetricsRecord, PhaseEvent, StreamName } from "@/lib/store/writer/records";
+import { OPEN_T1, STREAMS } from "@/lib/store/format";
+import type { EngineSample, GpuSample, MetricsRecord, PhaseEvent, StreamName } from "@/lib/store/format";
 import { dashboardEngineKey, dashboardGpuKey, dashboardPhaseKey, escapeHelp, gaugeValue, milesMetricName, promLabelName } from "./forward";
 import { escapeLabelValue, formatPromValue } from "./prometheus-text";
 

@@ -14,10 +14,10 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { readMeta } from "@/lib/store/writer/meta";
+import { readMeta } from "@/lib/store/writer/meta-file";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 import type { AddResult, FlushReport } from "@/lib/store/writer/run-writer";
-import type { AnyRecord, EngineSample, GpuSample, MetricsRecord, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/writer/records";
+import type { AnyRecord, EngineSample, GpuSample, MetricsRecord, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/format";
 import { nodeWriterFs } from "@/lib/store/writer/writer-fs";
 import type { WriterFs } from "@/lib/store/writer/writer-fs";
 import { createIngestHandler } from "./ingest";

@@ -10,7 +10,7 @@
  *     addresses are missing from the last one.
  * The tracker also tells the scraper which engines to scrape in direct mode.
  */
-import type { EngineInfo, TopologySnapshot } from "@/lib/store/writer/records";
+import type { EngineInfo, TopologySnapshot } from "@/lib/store/format";
 
 function sameEngines(a: readonly EngineInfo[], b: readonly EngineInfo[]): boolean {
   // Serialising through JSON compares every field in order (key order of

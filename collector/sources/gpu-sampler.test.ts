@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { GpuProcessSample, GpuSample } from "@/lib/store/writer/records";
+import type { GpuProcessSample, GpuSample } from "@/lib/store/format";
 import { captureLog } from "../testing/capture-log";
 import { FAKE_UUIDS, writeFakeAmdSmi, writeFakeNvidiaSmi } from "../testing/fake-smi";
 import { GpuSampler } from "./gpu-sampler";

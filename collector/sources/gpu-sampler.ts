@@ -18,7 +18,7 @@
  */
 import { execFile, spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import type { GpuProcessSample, GpuSample } from "@/lib/store/writer/records";
+import type { GpuProcessSample, GpuSample } from "@/lib/store/format";
 import type { Logger } from "../log";
 import { RateLimitedWarner } from "../log";
 import {

@@ -17,7 +17,7 @@
  *   - every record of one tick carries the same `ts`; values become floats
  *     (NaN/±Inf kept).
  */
-import type { EngineSample } from "@/lib/store/writer/records";
+import type { EngineSample } from "@/lib/store/format";
 import { parsePromText } from "../prometheus-text";
 
 /** docs/formats.md §6.5, in order. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { EngineSample } from "@/lib/store/writer/records";
+import type { EngineSample } from "@/lib/store/format";
 import { PromParseError, parsePromText } from "../prometheus-text";
 import { captureLog } from "../testing/capture-log";
 import { sglangFixture, startFakeEngine } from "../testing/fake-sglang";

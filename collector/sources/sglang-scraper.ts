@@ -20,7 +20,7 @@
  * scraped. Every record of a tick carries the tick's start time, even when
  * its engine answers late within the timeout.
  */
-import type { EngineSample } from "@/lib/store/writer/records";
+import type { EngineSample } from "@/lib/store/format";
 import { httpFetch } from "../http-client";
 import type { Logger } from "../log";
 import { RateLimitedWarner } from "../log";

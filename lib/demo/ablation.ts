@@ -2,12 +2,12 @@
  * `qwen3-4b-grpo-ablation`: a small finished run whose args snapshot is the Qwen demo's
  * with exactly one key changed (`sglang_mem_fraction_static` 0.85 → 0.9; `wandb_group`
  * names the run), telemetry metrics only — the compare views' single-variable example
- * (docs/views.md "Compare"). A higher KV-cache fraction: rollouts a little faster, the
+ * (README "Comparing runs"). A higher KV-cache fraction: rollouts a little faster, the
  * same rewards.
  */
 import path from "node:path";
-import { pyFloat } from "@/lib/store/writer/python-json";
-import type { MetricsRecord } from "@/lib/store/writer/records";
+import { pyFloat } from "@/lib/store/format";
+import type { MetricsRecord } from "@/lib/store/format";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 import { Rng, round } from "./prng";
 import { qwenArgs } from "./qwen";

@@ -27,7 +27,7 @@ import type {
   PhaseEvent,
   TopologySnapshot,
   TrajectoryEvent,
-} from "@/lib/store/writer/records";
+} from "@/lib/store/format";
 import { clamp, round, type Rng } from "./prng";
 
 export interface LaneRef {

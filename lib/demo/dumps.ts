@@ -13,12 +13,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { writeMirror, type MirrorRow } from "@/lib/store/dumps/mirror";
-import { dumpPy, pyFloat as jsonFloat, type PyValue } from "@/lib/store/writer/python-json";
+import { dumpPy, pyFloat as jsonFloat, type PyValue } from "@/lib/store/format";
 import { ptBytes, pyFloat, tensorOf, type TensorSpec } from "@/lib/store/pt/write";
 import { clamp, type Rng } from "./prng";
 import { renderPrompt, renderResponse, toMessages, toPromptMessages, type Conversation } from "./text";
 import type { DemoTokenizer } from "./tokenizer";
-import type { TrajectoryEvent } from "@/lib/store/writer/records";
+import type { TrajectoryEvent } from "@/lib/store/format";
 
 export type SampleStatus = "completed" | "truncated" | "aborted" | "failed";
 

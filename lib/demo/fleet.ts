@@ -14,9 +14,9 @@
  *    alarm fire.
  */
 import path from "node:path";
-import type { PyValue } from "@/lib/store/writer/python-json";
-import { pyFloat } from "@/lib/store/writer/python-json";
-import type { MetricsRecord } from "@/lib/store/writer/records";
+import type { PyValue } from "@/lib/store/format";
+import { pyFloat } from "@/lib/store/format";
+import type { MetricsRecord } from "@/lib/store/format";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase, DEMO_ENGINE_METRICS } from "./cluster";
 import { Rng, clamp, round } from "./prng";

@@ -16,7 +16,7 @@ import path from "node:path";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { OPEN_T1 } from "@/lib/store/telemetry";
 import { RunWriter } from "@/lib/store/writer/run-writer";
-import { pyFloat } from "@/lib/store/writer/python-json";
+import { pyFloat } from "@/lib/store/format";
 import { engineSeries } from "@/lib/timeline/engine";
 import { phaseSource } from "@/lib/timeline/phases";
 import { SimEmitter, type SimPhase } from "./cluster";

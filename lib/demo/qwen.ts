@@ -15,8 +15,8 @@
  */
 import path from "node:path";
 import { RunWriter } from "@/lib/store/writer/run-writer";
-import { pyFloat, type PyValue } from "@/lib/store/writer/python-json";
-import type { MetricsRecord, TrajectoryEvent } from "@/lib/store/writer/records";
+import { pyFloat, type PyValue } from "@/lib/store/format";
+import type { MetricsRecord, TrajectoryEvent } from "@/lib/store/format";
 import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase, DEMO_ENGINE_METRICS } from "./cluster";
 import { agenticSample, sampleEvent, writeRolloutDump, writeTrainDumps, type DemoSample } from "./dumps";
 import { Rng, round } from "./prng";

@@ -4,7 +4,7 @@
  * cached per run until the file's size or mtime changes.
  */
 import { flattenArgs, hasArgs } from "@/lib/compare/args";
-import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
+import { parseLenientJson } from "@/lib/store/format";
 import { RunFs } from "@/lib/store/safe-fs";
 
 export type ArgCell = string | number | boolean | null;

@@ -4,7 +4,7 @@
  * binary value and breaks exact ties to even; JS `toFixed` breaks ties away from zero, so
  * rounding here works on the exact decimal expansion of the double (BigInt).
  */
-export { formatFloat as pyRepr } from "@/lib/store/writer/python-json";
+export { formatFloat as pyRepr } from "@/lib/store/format";
 
 interface Exact {
   neg: boolean;

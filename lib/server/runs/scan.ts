@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { encodeRunId } from "@/lib/server/runs/run-id";
+import { DASHBOARD_DIR, META_FILE, parseRunHeader } from "@/lib/store/format";
 
 export const LIVE_WINDOW_S = 60;
 const MAX_DEPTH = 6;
@@ -63,7 +64,7 @@ function listOrEmpty(p: string): string[] {
 const metaCache = new Map<string, { mtimeMs: number; name: string | null; startTs: number | null }>();
 
 function readMeta(dir: string): { name: string | null; startTs: number | null } {
-  const file = path.join(dir, "dashboard", "meta.json");
+  const file = path.join(dir, DASHBOARD_DIR, META_FILE);
   const st = statOrNull(file);
   if (!st) return { name: null, startTs: null };
   const hit = metaCache.get(file);
@@ -71,13 +72,13 @@ function readMeta(dir: string): { name: string | null; startTs: number | null } 
   let name: string | null = null;
   let startTs: number | null = null;
   try {
-    // Python writes bare NaN in meta args now and then; only these two fields matter here.
-    const text = fs.readFileSync(file, "utf8").replace(/\bNaN\b|-?\bInfinity\b/g, "null");
-    const meta = JSON.parse(text) as { run_name?: unknown; start_ts?: unknown };
-    if (typeof meta.run_name === "string" && meta.run_name) name = meta.run_name;
-    if (typeof meta.start_ts === "number") startTs = meta.start_ts;
+    // The format's tolerant reader (bare NaN in args is fine; strings are never rewritten).
+    // A half-written file parses to null: the folder name stands in until it is complete.
+    const header = parseRunHeader(fs.readFileSync(file, "utf8"));
+    if (header?.run_name) name = header.run_name;
+    if (header?.start_ts != null && Number.isFinite(header.start_ts)) startTs = header.start_ts;
   } catch {
-    /* half-written meta.json: fall back to the folder name until it is complete */
+    /* unreadable meta.json: same fallback */
   }
   const entry = { mtimeMs: st.mtimeMs, name, startTs };
   metaCache.set(file, entry);

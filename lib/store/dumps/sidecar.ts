@@ -11,7 +11,7 @@
  *  - a broken sample answers an error naming the file and the line number, never the
  *    line's content (a JSON parse message quotes it, so it is not passed on).
  */
-import { parseLenientJson } from "./lenient-json";
+import { parseLenientJson } from "@/lib/store/format";
 
 export interface SidecarIndex {
   /** Valid records by `sample_index` (null: a record without an integer index). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { parseLenientJson } from "./lenient-json";
+import { parseLenientJson } from "@/lib/store/format";
 import { tokenizerFromJson } from "./tokenizer";
 
 describe("lenient JSON", () => {

@@ -8,6 +8,7 @@
  * share a timestamp (one sampler tick of a node, one scrape tick) share one ts slot — so
  * a row costs ~10 bytes; the other streams keep plain records.
  */
+import { ENGINE_INFO_FIELDS, RECORD_FIELDS } from "@/lib/store/format";
 import { Col, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
 import type { Part } from "@/lib/store/telemetry/engine-parts";
 import {
@@ -652,6 +653,9 @@ export class TimedBlock<R extends { ts: number }> extends RecordBlock<R> {
 // ---------------------------------------------------------------------------------------
 // record validation (exact key sets, docs/formats.md §4)
 
+// The read-side decoders: the key sets are the format's (lib/store/format/records.ts);
+// the value checks are deliberately looser than the writer's schema (any role string,
+// any number), because a reader must show whatever an older or foreign writer left.
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -668,7 +672,7 @@ function hasExactKeys(o: Obj, keys: readonly string[], optional: readonly string
   return n === keys.length;
 }
 
-const METRICS_KEYS = ["ts", "step_key", "step", "metrics"] as const;
+const METRICS_KEYS = RECORD_FIELDS.metrics;
 export function decodeMetrics(o: unknown): MetricsRecord | null {
   if (!isObj(o) || !hasExactKeys(o, METRICS_KEYS)) return null;
   const { ts, step_key, step, metrics } = o;
@@ -677,7 +681,7 @@ export function decodeMetrics(o: unknown): MetricsRecord | null {
   return { ts, step_key, step, metrics: metrics as Record<string, Scalar> };
 }
 
-const PHASE_KEYS = ["name", "t0", "t1", "node", "gpus", "rank", "role"] as const;
+const PHASE_KEYS = RECORD_FIELDS.phases;
 export function decodePhase(o: unknown): PhaseEvent | null {
   if (!isObj(o) || !hasExactKeys(o, PHASE_KEYS)) return null;
   const { name, t0, t1, node, gpus, rank, role } = o;
@@ -686,8 +690,8 @@ export function decodePhase(o: unknown): PhaseEvent | null {
   return { name, t0, t1, node, gpus: gpus, rank, role };
 }
 
-const TOPO_KEYS = ["ts", "engines"] as const;
-const ENGINE_KEYS = ["addr", "worker_type", "engine_rank", "gpus", "gpu_uuids"] as const;
+const TOPO_KEYS = RECORD_FIELDS.topology;
+const ENGINE_KEYS = ENGINE_INFO_FIELDS;
 export function decodeTopology(o: unknown): TopologySnapshot | null {
   if (!isObj(o) || !hasExactKeys(o, TOPO_KEYS) || !isNum(o.ts) || !Array.isArray(o.engines)) return null;
   for (const e of o.engines as unknown[]) {
@@ -699,7 +703,7 @@ export function decodeTopology(o: unknown): TopologySnapshot | null {
   return { ts: o.ts, engines: o.engines as EngineInfo[] };
 }
 
-const TRAJ_KEYS = ["ts", "kind", "sample_index", "group_index", "turn", "weight_version", "detail"] as const;
+const TRAJ_KEYS = RECORD_FIELDS.trajectories;
 const KINDS = new Set<string>(TRAJECTORY_KINDS);
 export function decodeTrajectory(o: unknown): TrajectoryEvent | null {
   if (!isObj(o) || !hasExactKeys(o, TRAJ_KEYS)) return null;
@@ -710,7 +714,7 @@ export function decodeTrajectory(o: unknown): TrajectoryEvent | null {
   return { ts, kind: kind as TrajectoryEvent["kind"], sample_index, group_index, turn, weight_version, detail };
 }
 
-const PROC_KEYS = ["ts", "node", "gpu", "pid", "name", "mem_mb"] as const;
+const PROC_KEYS = RECORD_FIELDS.gpu_processes;
 export function decodeGpuProcess(o: unknown): GpuProcessSample | null {
   if (!isObj(o) || !hasExactKeys(o, PROC_KEYS)) return null;
   const { ts, node, gpu, pid, name, mem_mb } = o;
@@ -718,13 +722,13 @@ export function decodeGpuProcess(o: unknown): GpuProcessSample | null {
   return { ts, node, gpu, pid, name, mem_mb };
 }
 
-const BUFFER_KEYS = ["ts", "length"] as const;
+const BUFFER_KEYS = RECORD_FIELDS.data_buffer;
 export function decodeDataBuffer(o: unknown): DataBufferSample | null {
   if (!isObj(o) || !hasExactKeys(o, BUFFER_KEYS) || !isNum(o.ts) || !isNum(o.length)) return null;
   return { ts: o.ts, length: o.length };
 }
 
-const GPU_KEYS = ["ts", "node", "gpu", "util", "mem_mb", "power_w"] as const;
+const GPU_KEYS = RECORD_FIELDS.gpu_util;
 /** Generic (slow-path) gpu_util decoder; returns false for a corrupt record. */
 export function addGpuRecord(block: GpuStage, dicts: Dicts, o: unknown): boolean {
   if (!isObj(o) || !hasExactKeys(o, GPU_KEYS)) return false;
@@ -735,7 +739,8 @@ export function addGpuRecord(block: GpuStage, dicts: Dicts, o: unknown): boolean
   return true;
 }
 
-const ENGINE_ROW_KEYS = ["ts", "addr", "metric", "value"] as const;
+// `labels` may be absent in engine rows written before it existed.
+const ENGINE_ROW_KEYS = RECORD_FIELDS.engine_series.filter((k) => k !== "labels");
 export function addEngineRecord(block: EngineStage, dicts: Dicts, o: unknown): boolean {
   if (!isObj(o) || !hasExactKeys(o, ENGINE_ROW_KEYS, ["labels"])) return false;
   const { ts, addr, metric, value } = o;

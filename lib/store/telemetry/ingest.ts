@@ -12,7 +12,7 @@
  * characters — falls back to the generic path, which decides (and counts corrupt lines).
  * lib/store/telemetry/ingest.test.ts checks both paths agree on such lines.
  */
-import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
+import { parseLenientJson } from "@/lib/store/format";
 import {
   addEngineRecord,
   addGpuRecord,

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openMetricStore } from "@/lib/store/telemetry";
-import { hourStartOfKey, partitionKey } from "@/lib/store/telemetry/hour";
+import { hourStartOfKey, partitionKey } from "@/lib/store/format";
 import { makeTmpDir, phase, RunBuilder } from "@/lib/store/telemetry/testing";
 
 const dirs: string[] = [];

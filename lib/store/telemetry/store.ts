@@ -24,7 +24,7 @@
  * directory (a symlink `dashboard/metrics.jsonl → /elsewhere`) is treated as absent.
  */
 import path from "node:path";
-import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
+import { DASHBOARD_DIR, LANE_CATALOG_FILE, META_FILE, parseRunHeader, readCatalogLanes } from "@/lib/store/format";
 import { RunFs } from "@/lib/store/safe-fs";
 import {
   cmpStr,
@@ -373,8 +373,8 @@ export class MetricStore {
   }
 }
 
-const META_REL = "dashboard/meta.json";
-const CATALOG_REL = "dashboard/lane_catalog.json";
+const META_REL = `${DASHBOARD_DIR}/${META_FILE}`;
+const CATALOG_REL = `${DASHBOARD_DIR}/${LANE_CATALOG_FILE}`;
 
 function statStamp(fsys: RunFs, rel: string): string {
   try {
@@ -385,50 +385,25 @@ function statStamp(fsys: RunFs, rel: string): string {
   }
 }
 
-/** A small JSON file of the run, or undefined when absent, outside the run or unreadable. */
-function readSmallJson(fsys: RunFs, rel: string): unknown {
+/** A small text file of the run, or undefined when absent, outside the run or unreadable. */
+function readSmallText(fsys: RunFs, rel: string): string | undefined {
   try {
     if (fsys.statOrNullSync(rel) === null) return undefined;
-    return parseLenientJson(fsys.readFileSync(rel).toString("utf8"));
+    return fsys.readFileSync(rel).toString("utf8");
   } catch {
     return undefined;
   }
 }
 
 function readMeta(fsys: RunFs, rel: string): RunMeta | null {
-  const raw = readSmallJson(fsys, rel);
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return null;
-  const o = raw as Record<string, unknown>;
-  const args = o.args && typeof o.args === "object" && !Array.isArray(o.args) ? (o.args as Record<string, unknown>) : {};
-  return {
-    run_name: typeof o.run_name === "string" ? o.run_name : null,
-    start_ts: typeof o.start_ts === "number" ? o.start_ts : null,
-    args,
-    schema_version: typeof o.schema_version === "number" ? o.schema_version : 1,
-  };
+  const text = readSmallText(fsys, rel);
+  return text === undefined ? null : parseRunHeader(text);
 }
 
 function readCatalog(fsys: RunFs, rel: string): LaneInfo[] | null {
-  const raw = readSmallJson(fsys, rel);
-  const lanes = (raw as { lanes?: unknown } | null)?.lanes;
-  if (!lanes || typeof lanes !== "object" || Array.isArray(lanes)) return null;
-  const out: LaneInfo[] = [];
-  for (const [key, v] of Object.entries(lanes as Record<string, unknown>)) {
-    const at = key.lastIndexOf(":");
-    const gpu = Number(key.slice(at + 1));
-    if (at < 0 || !Number.isInteger(gpu)) continue;
-    const info = (v ?? {}) as { ranks?: unknown; engine_addrs?: unknown; roles?: unknown };
-    const list = <T>(x: unknown, ok: (e: unknown) => e is T): T[] => (Array.isArray(x) ? x.filter(ok) : []);
-    out.push({
-      node: key.slice(0, at),
-      gpu,
-      index: 0,
-      ranks: list(info.ranks, (e): e is number => typeof e === "number"),
-      engine_addrs: list(info.engine_addrs, (e): e is string => typeof e === "string"),
-      roles: list(info.roles, (e): e is string => typeof e === "string"),
-    });
-  }
-  return sortLanes(out);
+  const text = readSmallText(fsys, rel);
+  const lanes = text === undefined ? null : readCatalogLanes(text);
+  return lanes && sortLanes(lanes.map((l) => ({ ...l, index: 0 })));
 }
 
 function sortLanes(lanes: LaneInfo[]): LaneInfo[] {

@@ -19,9 +19,9 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseLenientJson } from "@/lib/store/dumps/lenient-json";
+import { parseLenientJson } from "@/lib/store/format";
 import type { RunFs } from "@/lib/store/safe-fs";
-import { hourStartOfKey, HOUR_S } from "@/lib/store/telemetry/hour";
+import { hourStartOfKey, HOUR_S } from "@/lib/store/format";
 import { TailFile, type BlockCodec } from "@/lib/store/telemetry/tail-file";
 
 export interface StreamOptions {

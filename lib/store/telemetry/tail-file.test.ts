@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openMetricStore } from "@/lib/store/telemetry";
-import { partitionKey } from "@/lib/store/telemetry/hour";
+import { partitionKey } from "@/lib/store/format";
 import { pyJsonLine, RunBuilder } from "@/lib/store/telemetry/testing";
 import type { MetricsRecord } from "@/lib/store/telemetry/types";
 

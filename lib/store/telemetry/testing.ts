@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { partitionKey } from "@/lib/store/telemetry/hour";
+import { partitionKey } from "@/lib/store/format";
 import type {
   DataBufferSample,
   GpuProcessSample,

@@ -2,23 +2,22 @@
  * Record types of the telemetry streams under `{run}/dashboard/` (docs/formats.md §4,
  * docs/api.md 1.8). Object streams keep plain records; the two high-rate streams (gpu_util,
  * engine_series) never materialise per-row objects — see columns.ts / blocks.ts.
+ *
+ * These are the read side's views: as tolerant as the decoders in blocks.ts (a phase role
+ * is any string, metric dicts plain objects), where the format's zod types
+ * (lib/store/format/records.ts) are what a writer may write.
  */
 
-export const PARTITIONED_STREAMS = ["phases", "gpu_util", "engine_series", "trajectories", "gpu_processes"] as const;
-export type PartitionedStreamName = (typeof PARTITIONED_STREAMS)[number];
-export const FLAT_STREAMS = ["metrics", "topology", "data_buffer"] as const;
-export type FlatStreamName = (typeof FLAT_STREAMS)[number];
-export type StreamName = PartitionedStreamName | FlatStreamName;
+import { FLAT_STREAMS, PARTITIONED_STREAMS, type StreamName, type TrajectoryKind } from "@/lib/store/format";
+
+// Stream names, trajectory kinds and OPEN_T1 are the format's (lib/store/format).
+export { FLAT_STREAMS, OPEN_T1, PARTITIONED_STREAMS, TRAJECTORY_KINDS } from "@/lib/store/format";
+export type { FlatStreamName, PartitionedStreamName, StreamName, TrajectoryKind } from "@/lib/store/format";
+export type { RunHeader as RunMeta } from "@/lib/store/format";
+/** Flat streams first, then the partitioned ones (the order readers open them). */
 export const ALL_STREAMS: readonly StreamName[] = [...FLAT_STREAMS, ...PARTITIONED_STREAMS];
 
 export type Scalar = number | string | boolean | null;
-
-export interface RunMeta {
-  run_name: string | null;
-  start_ts: number | null;
-  args: Record<string, unknown>;
-  schema_version: number;
-}
 
 export interface MetricsRecord {
   ts: number;
@@ -37,7 +36,6 @@ export interface PhaseEvent {
   rank: number;
   role: string;
 }
-export const OPEN_T1 = -1.0;
 
 export interface EngineInfo {
   addr: string;
@@ -51,9 +49,6 @@ export interface TopologySnapshot {
   ts: number;
   engines: EngineInfo[];
 }
-
-export const TRAJECTORY_KINDS = ["attempt_start", "gen_start", "gen_end", "tool_start", "tool_end", "attempt_end"] as const;
-export type TrajectoryKind = (typeof TRAJECTORY_KINDS)[number];
 
 export interface TrajectoryEvent {
   ts: number;

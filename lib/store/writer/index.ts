@@ -1,6 +1,7 @@
 /**
  * Write side of the run-directory store: everything that produces bytes under
- * `{dump}/dashboard/` in the exact format of docs/formats.md. Plain Node, no Next.
+ * `{dump}/dashboard/` in the exact format of docs/formats.md, which lives in
+ * lib/store/format (record schemas, partition key, Python JSON). Plain Node, no Next.
  *
  * Typical use (demo generator, bench, collector):
  *
@@ -9,16 +10,12 @@
  *   w.add("metrics", [{ ts, step_key: "rollout/step", step: 3, metrics: { "perf/step_time": pyFloat(95) } }]);
  *   await w.flush();
  */
-export * from "./python-json";
-export * from "./records";
 export { LINE_SERIALIZERS, serializeRecord } from "./serialize";
-export { MAX_WRITE_CHARS, PartitionedAppender, hourKey, partitionTs, prepareRecord, streamFile } from "./partitioned-appender";
+export { MAX_WRITE_CHARS, PartitionedAppender, prepareRecord } from "./partitioned-appender";
 export type { AppendResult, AppenderOptions, FileError, PreparedResult } from "./partitioned-appender";
-export { LaneCatalog, LANE_CATALOG_FILE, loadLaneCatalog, readLaneCatalog, rebuildLaneCatalog, writeLaneCatalog } from "./lane-catalog";
-export { META_FILE, readMeta, serializeMeta, writeMeta } from "./meta";
-export type { RunMeta } from "./meta";
+export { loadLaneCatalog, readLaneCatalog, rebuildLaneCatalog, writeLaneCatalog } from "./lane-catalog";
+export { readMeta, writeMeta } from "./meta-file";
 export { RunWriter, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_BUFFERED_PER_STREAM, DEFAULT_MAX_RECORD_BYTES, consoleWriterLog } from "./run-writer";
 export type { AddResult, FlushReport, RunWriterOptions, StreamStats, WriterLog } from "./run-writer";
-export { FAST_CHECKS } from "./fast-validate";
 export { nodeWriterFs } from "./writer-fs";
 export type { WriterFileHandle, WriterFs } from "./writer-fs";

@@ -1,15 +1,7 @@
 /**
- * `lane_catalog.json` (docs/formats.md §4.10): the lane index the collector keeps
- * next to the streams.
- *
- * Fold rules, applied at the start of each flush to the records about to be
- * written, in this order: train-role phases (lane per gpu, role "train",
- * rank when ≥ 0; rollout-manager phases ignored), topology snapshots (lane per
- * engine `[node, gpu]`, role "rollout", the engine addr), gpu_util samples
- * (lane only). Lanes keep first-seen order; lists are sorted when written.
- * The file is rewritten (tmp + rename, Python default separators, no trailing
- * newline) only when something was added, and not created before the first
- * lane exists.
+ * Reading, writing and rebuilding `lane_catalog.json` in a dashboard dir. The catalog's
+ * shape, fold rules and exact bytes live in lib/store/format/lane-catalog.ts
+ * (docs/formats.md §4.10).
  *
  * Rebuild: when the file is unparseable (or missing while streams exist — a
  * directory written before the catalog existed), `rebuildLaneCatalog` folds
@@ -20,145 +12,8 @@
  * original file (readers sort lanes by `(node, gpu)`, docs/formats.md §4.10).
  */
 import { join } from "node:path";
-import { z } from "zod";
-import { dumpPy } from "./python-json";
-import type { PyValue } from "./python-json";
-import { PhaseEvent, TopologySnapshot } from "./records";
-import type { GpuSample } from "./records";
+import { HOUR_FILE_RE, LANE_CATALOG_FILE, LaneCatalog, PhaseEvent, TopologySnapshot } from "@/lib/store/format";
 import type { WriterFs } from "./writer-fs";
-
-export const LANE_CATALOG_FILE = "lane_catalog.json";
-
-const LaneCatalogFile = z.object({
-  version: z.literal(1),
-  lanes: z.record(
-    z.string(),
-    z.object({ ranks: z.array(z.number().int()), engine_addrs: z.array(z.string()), roles: z.array(z.string()) }),
-  ),
-});
-
-interface Lane {
-  ranks: Set<number>;
-  engineAddrs: Set<string>;
-  roles: Set<string>;
-}
-
-const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-export class LaneCatalog {
-  private readonly lanes = new Map<string, Lane>();
-  /** True when something was added since the last `markClean()`. */
-  dirty = false;
-
-  static parse(text: string): LaneCatalog {
-    const file = LaneCatalogFile.parse(JSON.parse(text));
-    const cat = new LaneCatalog();
-    for (const [key, l] of Object.entries(file.lanes)) {
-      cat.lanes.set(key, { ranks: new Set(l.ranks), engineAddrs: new Set(l.engine_addrs), roles: new Set(l.roles) });
-    }
-    return cat;
-  }
-
-  get size(): number {
-    return this.lanes.size;
-  }
-
-  hasLane(node: string, gpu: number): boolean {
-    return this.lanes.has(`${node}:${gpu}`);
-  }
-
-  /** Ensure the lane of a gpu_util sample (rule 3). */
-  foldGpuLane(node: string, gpu: number): void {
-    this.lane(node, gpu);
-  }
-
-  private lane(node: string, gpu: number): Lane {
-    const key = `${node}:${gpu}`;
-    let l = this.lanes.get(key);
-    if (!l) {
-      this.lanes.set(key, (l = { ranks: new Set(), engineAddrs: new Set(), roles: new Set() }));
-      this.dirty = true;
-    }
-    return l;
-  }
-
-  private add<T>(set: Set<T>, v: T): void {
-    if (!set.has(v)) {
-      set.add(v);
-      this.dirty = true;
-    }
-  }
-
-  /** Add everything `other` knows (used when lanes were folded before the file could be read). */
-  mergeFrom(other: LaneCatalog): void {
-    for (const [key, o] of other.lanes) {
-      let l = this.lanes.get(key);
-      if (!l) this.lanes.set(key, (l = { ranks: new Set(), engineAddrs: new Set(), roles: new Set() }));
-      for (const r of o.ranks) l.ranks.add(r);
-      for (const a of o.engineAddrs) l.engineAddrs.add(a);
-      for (const r of o.roles) l.roles.add(r);
-    }
-    if (other.lanes.size > 0) this.dirty = true;
-  }
-
-  foldPhases(phases: readonly PhaseEvent[]): void {
-    for (const p of phases) {
-      if (p.role !== "train") continue;
-      for (const gpu of p.gpus) {
-        const l = this.lane(p.node, gpu);
-        this.add(l.roles, "train");
-        if (p.rank >= 0) this.add(l.ranks, p.rank);
-      }
-    }
-  }
-
-  foldTopology(snapshots: readonly TopologySnapshot[]): void {
-    for (const s of snapshots) {
-      for (const e of s.engines) {
-        for (const [node, gpu] of e.gpus) {
-          const l = this.lane(node, gpu);
-          this.add(l.roles, "rollout");
-          this.add(l.engineAddrs, e.addr);
-        }
-      }
-    }
-  }
-
-  foldGpu(samples: readonly GpuSample[]): void {
-    // Hot path (1 Hz × every GPU): skip the lane lookup for repeated keys.
-    let lastNode = "";
-    let lastGpu = -1;
-    for (const g of samples) {
-      if (g.gpu === lastGpu && g.node === lastNode) continue;
-      this.lane(g.node, g.gpu);
-      lastNode = g.node;
-      lastGpu = g.gpu;
-    }
-  }
-
-  /** Exact file content (no trailing newline). */
-  serialize(): string {
-    const lanes = new Map<string, PyValue>();
-    for (const [key, l] of this.lanes) {
-      lanes.set(
-        key,
-        new Map<string, PyValue>([
-          ["ranks", [...l.ranks].sort((a, b) => a - b)],
-          ["engine_addrs", [...l.engineAddrs].sort(byString)],
-          ["roles", [...l.roles].sort(byString)],
-        ]),
-      );
-    }
-    return dumpPy(
-      new Map<string, PyValue>([
-        ["version", 1],
-        ["lanes", lanes],
-      ]),
-      ", ",
-      ": ",
-    );
-  }
-}
 
 /** Load the catalog of a dashboard dir; a missing file is an empty catalog. Throws on a corrupt file. */
 export async function loadLaneCatalog(fs: WriterFs, dashDir: string): Promise<LaneCatalog> {
@@ -184,7 +39,7 @@ async function streamFiles(fs: WriterFs, dashDir: string, stream: string): Promi
   if (top?.includes(`${stream}.jsonl`)) files.push(flat);
   const hourly = await fs.listDir(join(dashDir, stream));
   if (hourly) {
-    for (const name of hourly.filter((n) => /^\d{8}_\d{2}\.jsonl$/.test(n)).sort()) files.push(join(dashDir, stream, name));
+    for (const name of hourly.filter((n) => HOUR_FILE_RE.test(n)).sort()) files.push(join(dashDir, stream, name));
   }
   return files;
 }

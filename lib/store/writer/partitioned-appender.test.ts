@@ -2,8 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MAX_WRITE_CHARS, PartitionedAppender, hourKey, streamFile } from "./partitioned-appender";
-import type { PhaseEvent } from "./records";
+import { hourKey, streamFile } from "@/lib/store/format";
+import { MAX_WRITE_CHARS, PartitionedAppender } from "./partitioned-appender";
+import type { PhaseEvent } from "@/lib/store/format";
 import { nodeWriterFs } from "./writer-fs";
 import type { WriterFs } from "./writer-fs";
 

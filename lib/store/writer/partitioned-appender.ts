@@ -34,44 +34,11 @@
  * string length.
  */
 import { join } from "node:path";
-import { OPEN_T1, PARTITIONED_STREAMS } from "./records";
-import type { StreamName, StreamRecords } from "./records";
+import { hourKeyOfIndex, isPartitioned, partitionTs } from "@/lib/store/format";
+import type { StreamName, StreamRecords } from "@/lib/store/format";
 import { LINE_SERIALIZERS } from "./serialize";
 import { nodeWriterFs } from "./writer-fs";
 import type { WriterFileHandle, WriterFs } from "./writer-fs";
-
-const hourKeyCache = new Map<number, string>();
-
-/** `YYYYMMDD_HH` of the UTC hour containing epoch second `ts` (fraction floored). */
-export function hourKey(ts: number): string {
-  return hourKeyOfIndex(Math.floor(ts / 3600));
-}
-
-function hourKeyOfIndex(hour: number): string {
-  let key = hourKeyCache.get(hour);
-  if (key === undefined) {
-    const iso = new Date(hour * 3_600_000).toISOString(); // 2025-08-12T12:00:00.000Z
-    if (!/^\d{4}-/.test(iso)) throw new RangeError(`timestamp outside years 0000..9999: hour ${hour}`);
-    key = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}_${iso.slice(11, 13)}`;
-    if (hourKeyCache.size > 10_000) hourKeyCache.clear();
-    hourKeyCache.set(hour, key);
-  }
-  return key;
-}
-
-/** The timestamp that picks a record's hour file (docs/formats.md §3). */
-export function partitionTs<S extends StreamName>(stream: S, r: StreamRecords[S]): number {
-  if (stream === "phases") {
-    const p = r as StreamRecords["phases"];
-    return p.t1 === OPEN_T1 ? p.t0 : p.t1;
-  }
-  return (r as { ts: number }).ts;
-}
-
-/** Path of the file a record goes to, relative to the dashboard dir. */
-export function streamFile<S extends StreamName>(stream: S, r: StreamRecords[S]): string {
-  return PARTITIONED_STREAMS.has(stream) ? `${stream}/${hourKey(partitionTs(stream, r))}.jsonl` : `${stream}.jsonl`;
-}
 
 export interface FileError {
   /** Path relative to the dashboard dir. */
@@ -116,7 +83,7 @@ export const MAX_WRITE_CHARS = 1 << 20;
  */
 export function prepareRecord<S extends StreamName>(stream: S, r: StreamRecords[S]): { line: string; hour: number } {
   const line = (LINE_SERIALIZERS[stream] as (r: StreamRecords[S]) => string)(r);
-  if (!PARTITIONED_STREAMS.has(stream)) return { line, hour: 0 };
+  if (!isPartitioned(stream)) return { line, hour: 0 };
   const hour = Math.floor(partitionTs(stream, r) / 3600);
   hourKeyOfIndex(hour); // validates the range before anything is written
   return { line, hour };
@@ -172,7 +139,7 @@ export class PartitionedAppender {
   async appendPrepared(stream: StreamName, lines: readonly string[], hours: readonly number[]): Promise<PreparedResult> {
     const result: PreparedResult = { written: 0, failed: [], fileErrors: [] };
     if (lines.length === 0) return result;
-    const partitioned = PARTITIONED_STREAMS.has(stream);
+    const partitioned = isPartitioned(stream);
     // hour index (0 for flat streams) -> indices of its lines, in input order;
     // `undefined` indices: the group is all of `lines` (the common case).
     const groups = new Map<number, number[] | undefined>();

@@ -2,8 +2,8 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pyFloat } from "./python-json";
-import type { GpuSample, PhaseEvent, TopologySnapshot, TrajectoryEvent } from "./records";
+import { pyFloat } from "@/lib/store/format";
+import type { GpuSample, PhaseEvent, TopologySnapshot, TrajectoryEvent } from "@/lib/store/format";
 import { RunWriter } from "./run-writer";
 import type { WriterLog } from "./run-writer";
 import { nodeWriterFs } from "./writer-fs";

@@ -30,19 +30,18 @@
  */
 import { dirname, join } from "node:path";
 import {
-  LaneCatalog,
   hasLaneStreams,
   isCorruptCatalogError,
   readLaneCatalog,
   rebuildLaneCatalog,
   writeLaneCatalog,
 } from "./lane-catalog";
-import { readMeta, writeMeta } from "./meta";
-import type { RunMeta } from "./meta";
+import { readMeta, writeMeta } from "./meta-file";
+import { LaneCatalog, type RunMeta } from "@/lib/store/format";
 import { PartitionedAppender, prepareRecord } from "./partitioned-appender";
 import type { FileError } from "./partitioned-appender";
-import { STREAMS } from "./records";
-import type { GpuSample, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "./records";
+import { STREAMS } from "@/lib/store/format";
+import type { GpuSample, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/format";
 import { nodeWriterFs } from "./writer-fs";
 import type { WriterFs } from "./writer-fs";
 

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LaneCatalog } from "./lane-catalog";
-import { parsePyJson, pyFloat } from "./python-json";
-import { STREAM_SCHEMAS } from "./records";
-import type { GpuSample, PhaseEvent, StreamName, TopologySnapshot } from "./records";
+import { LaneCatalog } from "@/lib/store/format";
+import { parsePyJson, pyFloat } from "@/lib/store/format";
+import { STREAM_SCHEMAS } from "@/lib/store/format";
+import type { GpuSample, PhaseEvent, StreamName, TopologySnapshot } from "@/lib/store/format";
 import { LINE_SERIALIZERS, serializeRecord } from "./serialize";
-import { serializeMeta } from "./meta";
+import { serializeMeta } from "@/lib/store/format";
 import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
 const DASH = resolve(MILES_DEMO_RUN, "dashboard");

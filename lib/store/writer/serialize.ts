@@ -7,7 +7,7 @@
  * they run once per record on the hot path and because JS numbers cannot
  * say which fields are floats.
  */
-import { dumpPy, formatFloat as f, formatInt as i, formatString as s } from "./python-json";
+import { dumpPy, formatFloat as f, formatInt as i, formatString as s } from "@/lib/store/format";
 import type {
   DataBufferSample,
   EngineInfo,
@@ -20,7 +20,7 @@ import type {
   StreamRecords,
   TopologySnapshot,
   TrajectoryEvent,
-} from "./records";
+} from "@/lib/store/format";
 
 const ints = (xs: readonly number[]): string => `[${xs.map(i).join(",")}]`;
 

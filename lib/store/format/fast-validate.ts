@@ -9,11 +9,11 @@
  * goes through zod, which stays the single authority for what is valid and
  * for error messages. Zod's per-field parse allocations were ~40 % of the
  * collector's CPU at 50k records/s; this keeps the common case cheap.
- * records.test.ts cross-checks both on fixtures and mutated records.
+ * fast-validate.test.ts checks that both accept and reject the same table of records.
  */
 import { PyFloat } from "./python-json";
-import { MAX_TS, OPEN_T1 } from "./records";
-import type { StreamName } from "./records";
+import { MAX_TS, OPEN_T1, PHASE_ROLES, TRAJECTORY_KINDS as KINDS } from "./records";
+import type { StreamName } from "./streams";
 
 type Rec = Record<string, unknown>;
 
@@ -50,7 +50,8 @@ const metricValue = (v: unknown): boolean => {
   return t === "number" || t === "string" || t === "boolean" || v instanceof PyFloat;
 };
 
-const TRAJECTORY_KINDS = new Set(["attempt_start", "gen_start", "gen_end", "tool_start", "tool_end", "attempt_end"]);
+const TRAJECTORY_KINDS: ReadonlySet<unknown> = new Set(KINDS);
+const ROLES: ReadonlySet<unknown> = new Set(PHASE_ROLES);
 
 export const FAST_CHECKS: Partial<Record<StreamName, (r: unknown) => boolean>> = {
   gpu_util: (r) =>
@@ -87,11 +88,11 @@ export const FAST_CHECKS: Partial<Record<StreamName, (r: unknown) => boolean>> =
     isStr(r.node) &&
     isIntArray(r.gpus) &&
     isInt(r.rank) &&
-    (r.role === "train" || r.role === "rollout_manager"),
+    ROLES.has(r.role),
   trajectories: (r) =>
     hasKeys(r, 7) &&
     isTs(r.ts) &&
-    TRAJECTORY_KINDS.has(r.kind as string) &&
+    TRAJECTORY_KINDS.has(r.kind) &&
     isInt(r.sample_index) &&
     isInt(r.group_index) &&
     isInt(r.turn) &&

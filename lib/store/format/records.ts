@@ -1,6 +1,7 @@
 /**
- * Zod schemas for the on-disk telemetry records (docs/formats.md §4), used to
- * validate what producers push to the collector and reusable by the read side.
+ * Zod schemas for the on-disk telemetry records (docs/formats.md §4) and the types inferred
+ * from them: what producers may push to the collector, what the writer writes, and the
+ * field lists the read side's decoders and the fast pre-checks (fast-validate.ts) follow.
  *
  * Policy: a record must carry exactly the listed keys (the Python reader
  * rejects missing and unknown keys). Float fields accept a plain number or a
@@ -11,28 +12,7 @@
  */
 import { z } from "zod";
 import { PyFloat } from "./python-json";
-
-/** Streams in the order a flush processes them (docs/formats.md §2.4). */
-export const STREAMS = [
-  "metrics",
-  "phases",
-  "topology",
-  "gpu_util",
-  "engine_series",
-  "trajectories",
-  "gpu_processes",
-  "data_buffer",
-] as const;
-export type StreamName = (typeof STREAMS)[number];
-
-/** Streams written as `{stream}/{YYYYMMDD_HH}.jsonl`; the rest are flat `{stream}.jsonl`. */
-export const PARTITIONED_STREAMS: ReadonlySet<StreamName> = new Set([
-  "phases",
-  "gpu_util",
-  "engine_series",
-  "trajectories",
-  "gpu_processes",
-]);
+import type { StreamName } from "./streams";
 
 /** 10000-01-01T00:00:00Z: beyond it no `YYYYMMDD_HH` file name exists. */
 export const MAX_TS = 253402300800;
@@ -69,6 +49,9 @@ export const MetricsRecord = z.strictObject({
   metrics: MetricsDict,
 });
 
+/** Roles of a phase event. */
+export const PHASE_ROLES = ["train", "rollout_manager"] as const;
+
 /** `t1` of an OPEN phase marker (docs/formats.md §4.3.1). */
 export const OPEN_T1 = -1.0;
 
@@ -82,7 +65,7 @@ export const PhaseEvent = z.strictObject({
   node: z.string(),
   gpus: z.array(Int),
   rank: Int,
-  role: z.enum(["train", "rollout_manager"]),
+  role: z.enum(PHASE_ROLES),
 });
 
 export const EngineInfo = z.strictObject({
@@ -125,6 +108,7 @@ export const EngineSample = z.strictObject({
 });
 
 export const TRAJECTORY_KINDS = ["attempt_start", "gen_start", "gen_end", "tool_start", "tool_end", "attempt_end"] as const;
+export type TrajectoryKind = (typeof TRAJECTORY_KINDS)[number];
 
 export const TrajectoryEvent = z.strictObject({
   ts: Timestamp,
@@ -181,3 +165,10 @@ export const STREAM_SCHEMAS = {
   gpu_processes: GpuProcessSample,
   data_buffer: DataBufferSample,
 } as const satisfies { [S in StreamName]: z.ZodType<StreamRecords[S]> };
+
+/** The exact key set of each stream's records, in the order the writer writes them. */
+export const RECORD_FIELDS = Object.fromEntries(
+  Object.entries(STREAM_SCHEMAS).map(([s, schema]) => [s, Object.freeze(Object.keys(schema.shape))]),
+) as { readonly [S in StreamName]: readonly string[] };
+/** Keys of one topology engine entry. */
+export const ENGINE_INFO_FIELDS: readonly string[] = Object.freeze(Object.keys(EngineInfo.shape));
