@@ -1,4 +1,5 @@
 // @vitest-environment jsdom
+/* eslint-disable no-restricted-imports -- a test, not client code: the panel's fetch is answered by the real route over a real run directory */
 import fs from "node:fs";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { act } from "react";
