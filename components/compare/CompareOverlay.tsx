@@ -186,7 +186,7 @@ function OverlayCard(props: {
       </header>
       {o.missing.length && !props.pending ? (
         <p className="cmp-missing" data-testid="overlay-missing">
-          not in {xMode === "time" ? "(or without wall time) " : ""}
+          {xMode === "time" ? "no wall-time points in " : "not in "}
           {o.missing.join(", ")}
         </p>
       ) : (
