@@ -1,97 +1,46 @@
 /**
- * Lane-selection grammar (docs/api.md 8.8): `g:0-31,rank:4,node:10.0.0.2,gpu:10.0.0.1:3,
- * engine:15000,role:train,every:8`. The result is a union of (node, gpu) pairs; `null`
- * means "no filter". Errors are 400s with the reference's messages.
+ * Server side of the lane-selection grammar (docs/api.md 8.8). Parsing, matching and the
+ * lane key are the shared contract (lib/contracts/lanes.ts); this module applies them to a
+ * run's lane index. `null` means "no filter". Errors are 400s with the reference's messages.
  */
-import { badRequest } from "@/lib/contracts/errors";
-import type { LaneInfo } from "@/lib/store/telemetry";
+import {
+  type GetTimelineLanesQuery,
+  type GetTimelineLanesResponse,
+  laneKey,
+  parseLaneSelection,
+  selectedKeys,
+} from "@/lib/contracts/lanes";
+import type { LaneInfo, MetricStore } from "@/lib/store/telemetry";
+
+export { laneKey, pyInt } from "@/lib/contracts/lanes";
 
 export class LaneSet {
-  private readonly keys = new Set<string>();
-  add(node: string, gpu: number): void {
-    this.keys.add(laneKey(node, gpu));
-  }
+  constructor(private readonly keys: ReadonlySet<string>) {}
   has(node: string, gpu: number): boolean {
     return this.keys.has(laneKey(node, gpu));
   }
 }
 
-export function laneKey(node: string, gpu: number): string {
-  return `${node}\u0000${gpu}`;
-}
-
-/** `"<node>:<gpu>"` — the lane label of the JSON API. */
-export function laneLabel(node: string, gpu: number): string {
-  return `${node}:${gpu}`;
-}
-
-/** Python `int(s)` for a decimal string (whitespace, sign and `_` separators allowed). */
-export function pyInt(s: string): number {
-  const t = s.trim();
-  if (!/^[+-]?\d+(?:_\d+)*$/.test(t)) throw badRequest(`invalid literal for int() with base 10: '${s}'`);
-  return Number(t.replace(/_/g, ""));
-}
-
-function range(value: string): [number, number] {
-  const dash = value.indexOf("-");
-  if (dash < 0) {
-    const n = pyInt(value);
-    return [n, n];
-  }
-  const a = pyInt(value.slice(0, dash));
-  const rest = value.slice(dash + 1);
-  return [a, rest === "" ? a : pyInt(rest)];
-}
+/** `"<node>:<gpu>"` — the lane label of the JSON API (the lane key itself). */
+export const laneLabel = laneKey;
 
 export function resolveLanes(grammar: string | null | undefined, lanes: readonly LaneInfo[]): LaneSet | null {
-  if (grammar == null) return null;
-  const g = grammar.trim();
-  if (g === "" || g === "all") return null;
-  const out = new LaneSet();
-  for (const raw of g.split(",")) {
-    const tok = raw.trim();
-    if (tok === "") continue;
-    const colon = tok.indexOf(":");
-    const kind = colon < 0 ? tok : tok.slice(0, colon);
-    const value = colon < 0 ? "" : tok.slice(colon + 1);
-    if (value === "") throw badRequest(`bad lane selector '${tok}': expected kind:value`);
-    switch (kind) {
-      case "rank": {
-        const [a, b] = range(value);
-        for (const l of lanes) if (l.ranks.some((r) => r >= a && r <= b)) out.add(l.node, l.gpu);
-        break;
-      }
-      case "g": {
-        const [a, b] = range(value);
-        for (const l of lanes) if (l.index >= a && l.index <= b) out.add(l.node, l.gpu);
-        break;
-      }
-      case "node":
-        for (const l of lanes) if (l.node === value) out.add(l.node, l.gpu);
-        break;
-      case "gpu": {
-        const at = value.lastIndexOf(":");
-        if (at <= 0) throw badRequest(`bad lane selector '${tok}': expected gpu:<node>:<index>`);
-        out.add(value.slice(0, at), pyInt(value.slice(at + 1)));
-        break;
-      }
-      case "engine":
-        for (const l of lanes) if (l.engine_addrs.some((a) => a.includes(value))) out.add(l.node, l.gpu);
-        break;
-      case "every": {
-        const k = pyInt(value);
-        if (k <= 0) throw badRequest(`bad lane selector '${tok}': stride must be positive`);
-        for (const l of lanes) if (l.index % k === 0) out.add(l.node, l.gpu);
-        break;
-      }
-      case "role":
-        if (value !== "train" && value !== "rollout")
-          throw badRequest(`bad lane selector '${tok}': role must be train or rollout`);
-        for (const l of lanes) if (l.roles.includes(value)) out.add(l.node, l.gpu);
-        break;
-      default:
-        throw badRequest(`unknown lane selector kind '${kind}' in '${tok}'`);
-    }
-  }
-  return out;
+  const terms = parseLaneSelection(grammar);
+  return terms === null ? null : new LaneSet(selectedKeys(terms, lanes));
+}
+
+/** GET /api/timeline/lanes: which of the run's lanes a selection keeps. */
+export async function getTimelineLanes(store: MetricStore, q: GetTimelineLanesQuery): Promise<GetTimelineLanesResponse> {
+  const lanes = await store.laneIndex();
+  const terms = parseLaneSelection(q.lanes);
+  const keys = terms === null ? null : selectedKeys(terms, lanes);
+  const selected = lanes.filter((l) => keys === null || keys.has(laneKey(l.node, l.gpu)));
+  const known = new Set(lanes.map((l) => laneKey(l.node, l.gpu)));
+  return {
+    lanes: q.lanes ?? null,
+    all: keys === null,
+    selected: selected.map((l) => ({ key: laneKey(l.node, l.gpu), node: l.node, gpu: l.gpu, index: l.index })),
+    unknown: keys === null ? [] : [...keys].filter((k) => !known.has(k)),
+    total: lanes.length,
+  };
 }
