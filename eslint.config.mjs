@@ -81,7 +81,7 @@ export default tseslint.config(
           paths: noViewportPrefetch,
           patterns: [
             {
-              group: ["@/lib/server/runs/context", "@/lib/server/runs/registry", "@/lib/runs/*", "@/lib/store/*", "@/lib/store/**"],
+              group: ["@/lib/server/runs/context", "@/lib/server/runs/registry", "@/lib/server/runs/list-runs", "@/lib/server/runs/run-args", "@/lib/store/*", "@/lib/store/**"],
               message: "Pages read runs through @/lib/server/runs/page-run (getPageRunContext, getPageRuns): it verifies the session before any run data is read.",
             },
           ],

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/LoginForm";
-import { safeNextPath } from "@/lib/auth/next-path";
+import { safeNextPath } from "@/lib/server/auth/next-path";
 import { configuredProviders } from "@/lib/server/auth/nextauth";
 import { currentPageUser } from "@/lib/server/session";
 import { oidcLoginAction } from "@/lib/actions/auth";

@@ -6,7 +6,7 @@
 import { formText } from "@/lib/actions/form";
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/lib/server/auth/nextauth";
-import { safeNextPath } from "@/lib/auth/next-path";
+import { safeNextPath } from "@/lib/server/auth/next-path";
 
 export interface LoginState {
   error: string | null;

@@ -1,6 +1,6 @@
 import { withApi } from "@/lib/api/with-api";
 import { GetRunsQuery } from "@/lib/contracts/runs";
-import { listRunsJudged } from "@/lib/runs/list-runs";
+import { listRunsJudged } from "@/lib/server/runs/list-runs";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -7,7 +7,7 @@ import "server-only";
 import { ApiError } from "@/lib/contracts/errors";
 import type { CompareReport } from "@/lib/compare/report";
 import { getCompare } from "@/lib/server/runs/compare";
-import { runArgs, type ArgCell } from "@/lib/runs/run-args";
+import { runArgs, type ArgCell } from "@/lib/server/runs/run-args";
 import { getRunOrThrow, resolveRun } from "@/lib/server/runs/context";
 import { getPageRunOrNotFound } from "@/lib/server/runs/page-run";
 import type { ScannedRun } from "@/lib/server/runs/scan";

@@ -8,7 +8,7 @@ import "server-only";
 import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/contracts/errors";
 import type { GetRunsResponse } from "@/lib/contracts/runs";
-import { listRuns } from "@/lib/runs/list-runs";
+import { listRuns } from "@/lib/server/runs/list-runs";
 import { getRunOrThrow, resolveRun, type RunContext } from "@/lib/server/runs/context";
 import type { ScannedRun } from "@/lib/server/runs/scan";
 import { requirePageUser, type PageUser } from "@/lib/server/session";

@@ -1,5 +1,5 @@
 import type { GetRunsResponse, RunSummary } from "@/lib/contracts/runs";
-import { runArgs, type ArgCell } from "@/lib/runs/run-args";
+import { runArgs, type ArgCell } from "@/lib/server/runs/run-args";
 import { getDb } from "@/lib/server/db";
 import { allAnnotations, type RunAnnotation } from "@/lib/server/runs/annotations";
 import { cachedRunHealth, refreshRunHealth } from "@/lib/health/server";
