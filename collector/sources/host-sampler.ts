@@ -15,7 +15,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { hourKey } from "@/lib/store/format";
+import { HOST_STREAM, hourKey, type HostProc, type HostSample } from "@/lib/store/format";
 import type { Logger } from "../log";
 
 export const DEFAULT_HOST_PROCS = /python|sglang|ray::/;
@@ -23,30 +23,8 @@ export const MAX_PROCS = 64;
 /** Records buffered while appends fail (then the oldest are dropped). */
 export const MAX_PENDING = 3600;
 
-export interface HostProc {
-  pid: number;
-  name: string;
-  /** user + system jiffies (cumulative) */
-  cpu_jiffies: number;
-  rss_kb: number;
-  threads: number;
-  voluntary_ctxt_switches: number;
-  nonvoluntary_ctxt_switches: number;
-  fds: number;
-  /** soft RLIMIT_NOFILE; null = unlimited */
-  fd_limit: number | null;
-}
-
-export interface HostSample {
-  ts: number;
-  node: string;
-  ncpu: number;
-  /** /proc/stat `cpu` line: user, nice, system, idle, iowait, irq, softirq, steal (jiffies, cumulative) */
-  cpu: number[];
-  mem_total_kb: number;
-  mem_available_kb: number;
-  procs: HostProc[];
-}
+// The record types are the format's (lib/store/format/host.ts).
+export type { HostProc, HostSample } from "@/lib/store/format";
 
 function readText(p: string): string | null {
   try {
@@ -214,7 +192,7 @@ export class HostSampler {
     while (this.pending.length) {
       const line = this.pending[0]!;
       const ts = (JSON.parse(line) as HostSample).ts;
-      const file = path.join(this.opts.dashDir, "host", `${hourKey(ts)}.jsonl`);
+      const file = path.join(this.opts.dashDir, HOST_STREAM, `${hourKey(ts)}.jsonl`);
       try {
         await fs.promises.mkdir(path.dirname(file), { recursive: true });
         await fs.promises.appendFile(file, line);

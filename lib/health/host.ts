@@ -8,36 +8,19 @@
  * switches keep rising (it wants more CPU than it gets), or fd headroom below 10 %.
  */
 import type { GetHostResponse } from "@/lib/contracts/health";
+import { HOST_DIR, HOUR_FILE_RE, HOUR_S, hourStartOfKey, type HostProc, type HostSample } from "@/lib/store/format";
 import type { RunFs } from "@/lib/store/safe-fs";
 import { checkMaxPoints, checkWindow } from "@/lib/timeline/window";
 
-export const HOST_DIR = "dashboard/host";
+export { HOST_DIR };
 export const CORE_SATURATED_PCT = 95;
 export const FD_HEADROOM_MIN = 0.1;
 /** Involuntary switches per second that count as "rising" while a core is saturated. */
 export const NIVCSW_RISING_PER_S = 1;
 
-export interface HostProcRecord {
-  pid: number;
-  name: string;
-  cpu_jiffies: number;
-  rss_kb: number;
-  threads: number;
-  voluntary_ctxt_switches: number;
-  nonvoluntary_ctxt_switches: number;
-  fds: number;
-  fd_limit: number | null;
-}
-export interface HostRecord {
-  ts: number;
-  node: string;
-  ncpu: number;
-  cpu: number[];
-  mem_total_kb: number;
-  mem_available_kb: number;
-  procs: HostProcRecord[];
-}
-
+/** The on-disk records (lib/store/format/host.ts). */
+export type HostProcRecord = HostProc;
+export type HostRecord = HostSample;
 export interface HostPoint {
   ts: number;
   cpu_pct: number | null;
@@ -69,11 +52,11 @@ function isRecord(o: unknown): o is HostRecord {
 
 /** Records of `dashboard/host/` whose hour overlaps [t0, t1] (null = open), in time order. */
 export async function readHostRecords(runFs: RunFs, t0: number | null, t1: number | null): Promise<HostRecord[]> {
-  const names = (await runFs.readdir(HOST_DIR)).filter((n) => /^\d{8}_\d{2}\.jsonl$/.test(n)).sort();
+  const names = (await runFs.readdir(HOST_DIR)).filter((n) => HOUR_FILE_RE.test(n)).sort();
   const out: HostRecord[] = [];
   for (const n of names) {
-    const hour = Date.UTC(+n.slice(0, 4), +n.slice(4, 6) - 1, +n.slice(6, 8), +n.slice(9, 11)) / 1000;
-    if ((t1 !== null && hour > t1) || (t0 !== null && hour + 3600 < t0)) continue;
+    const hour = hourStartOfKey(n.slice(0, -".jsonl".length));
+    if (hour === null || (t1 !== null && hour > t1) || (t0 !== null && hour + HOUR_S < t0)) continue;
     let text: string;
     try {
       text = (await runFs.readFile(`${HOST_DIR}/${n}`)).toString("utf8");
@@ -201,7 +184,7 @@ export async function getHost(runFs: RunFs, q: { t0?: number | null; t1?: number
   const t1 = q.t1 ?? null;
   let records: HostRecord[];
   if (t0 === null && t1 === null) {
-    const names = (await runFs.readdir(HOST_DIR)).filter((n) => /^\d{8}_\d{2}\.jsonl$/.test(n)).sort();
+    const names = (await runFs.readdir(HOST_DIR)).filter((n) => HOUR_FILE_RE.test(n)).sort();
     const newest = names.at(-1);
     if (!newest) return { nodes: [], advisories: [] };
     const hour = Date.UTC(+newest.slice(0, 4), +newest.slice(4, 6) - 1, +newest.slice(6, 8), +newest.slice(9, 11)) / 1000;

@@ -13,3 +13,4 @@ export * from "./partition";
 export * from "./meta";
 export * from "./lane-catalog";
 export { FAST_CHECKS } from "./fast-validate";
+export * from "./host";
