@@ -46,6 +46,9 @@ export const USAGE = `usage: npm run collector -- --dump-details DIR [options]
                           dashboard/host/ (needs --dump-details, also with --gpu-only)
   --host-interval S       host sample tick (default 5)
   --host-procs REGEX      processes to report, by command line (default python|sglang|ray::)
+  --logs GLOB             tail these log files on this node (repeatable) and append crash/OOM/
+                          NCCL/... signal records to dashboard/log_signals/ (needs --dump-details)
+  --logs-interval S       log scan tick (default 10)
   --gpu-only              per-node mode: only sample GPUs and push them to --push
   --push URL              driver collector base URL for --gpu-only
   --push-interval S       push cadence in --gpu-only mode (default 5)
@@ -98,6 +101,8 @@ const Schema = z
     maxBodyMb: positive("--max-body-mb").optional(),
     maxClockSkewS: z.coerce.number({ error: "--max-clock-skew must be a number" }).min(0, "--max-clock-skew must be >= 0"),
     fsync: z.boolean(),
+    logs: z.array(z.string().min(1, "--logs needs a GLOB")).default([]),
+    logsIntervalS: positive("--logs-interval"),
     hostTelemetry: z.boolean(),
     hostIntervalS: positive("--host-interval"),
     hostProcs: z
@@ -120,6 +125,7 @@ const Schema = z
     if (c.gpuOnly && !c.push) ctx.addIssue({ code: "custom", message: "--gpu-only needs --push URL" });
     if (!c.gpuOnly && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--dump-details DIR is required" });
     if (c.push && !c.gpuOnly) ctx.addIssue({ code: "custom", message: "--push is only valid with --gpu-only" });
+    if (c.logs.length && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--logs needs --dump-details DIR (where dashboard/log_signals/ goes)" });
     if (c.hostTelemetry && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--host-telemetry needs --dump-details DIR (where dashboard/host/ goes)" });
     if (c.router && c.engines.length > 0) ctx.addIssue({ code: "custom", message: "use either --router or --engines, not both" });
     if (c.maxBodyMb !== undefined && c.maxBodyMb < c.maxRecordMb) {
@@ -137,7 +143,7 @@ export function parseCollectorArgs(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): CollectorConfig | { help: true } {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     values = parseArgs({
       args: [...argv],
@@ -167,6 +173,8 @@ export function parseCollectorArgs(
         "max-record-mb": { type: "string" },
         "max-clock-skew": { type: "string" },
         fsync: { type: "boolean" },
+        logs: { type: "string", multiple: true },
+        "logs-interval": { type: "string" },
         "host-telemetry": { type: "boolean" },
         "host-interval": { type: "string" },
         "host-procs": { type: "string" },
@@ -208,6 +216,8 @@ export function parseCollectorArgs(
     maxBodyMb: str("max-body-mb"),
     maxClockSkewS: str("max-clock-skew") ?? "86400",
     fsync: values.fsync === true,
+    logs: (values.logs as string[] | undefined) ?? [],
+    logsIntervalS: str("logs-interval") ?? "10",
     hostTelemetry: values["host-telemetry"] === true,
     hostIntervalS: str("host-interval") ?? "5",
     hostProcs: str("host-procs"),

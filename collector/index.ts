@@ -32,6 +32,7 @@ import { createLogger } from "./log";
 import type { Logger } from "./log";
 import { startCollector } from "./server";
 import { HostSampler } from "./sources/host-sampler";
+import { LogTailer } from "./sources/log-tailer";
 
 function die(message: string): never {
   process.stderr.write(`rlboard-collector: error: ${message}\n`);
@@ -72,6 +73,11 @@ async function main(cfg: CollectorConfig): Promise<void> {
       })
     : null;
   host?.start();
+  // docs/formats.md §4.13: log signals found on this node, for a web server that cannot read its files
+  const tailer = cfg.logs.length
+    ? new LogTailer({ globs: cfg.logs, dashDir: path.join(cfg.dumpDetails ?? "", "dashboard"), node: cfg.node, intervalS: cfg.logsIntervalS, log })
+    : null;
+  tailer?.start();
   const sampler = {
     source: cfg.gpuSource,
     intervalS: cfg.gpuIntervalS,
@@ -81,7 +87,7 @@ async function main(cfg: CollectorConfig): Promise<void> {
   if (cfg.gpuOnly) {
     const pusher = startGpuPusher({ ...sampler, pushUrl: cfg.push ?? "", pushIntervalS: cfg.pushIntervalS, log });
     onSignals(log, async () => {
-      await Promise.all([pusher.stop(), host?.stop()]);
+      await Promise.all([pusher.stop(), host?.stop(), tailer?.stop()]);
       return true;
     });
     return;
@@ -111,7 +117,7 @@ async function main(cfg: CollectorConfig): Promise<void> {
     log,
   });
   onSignals(log, async () => {
-    await host?.stop();
+    await Promise.all([host?.stop(), tailer?.stop()]);
     return (await handle.stop()).ok;
   });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { LogSignal } from "@/lib/contracts/health";
 import { ACTIVE_WINDOW_S, judgeLifecycle, type LifecycleFacts } from "@/lib/health/lifecycle";
-import { LOG_SIGNALS } from "@/lib/health/signals";
+import { LOG_SIGNALS } from "@/lib/store/logs/signals";
 
 const base: LifecycleFacts = {
   startTs: 1000,

@@ -7,7 +7,7 @@
  */
 import type { Evidence, Lifecycle, LogSignal, RunState } from "@/lib/contracts/health";
 import { stallAdvisories, type Advisory } from "@/lib/advisory";
-import { ruleOf } from "@/lib/health/signals";
+import { ruleOf } from "@/lib/store/logs/signals";
 import { OPEN_T1, type MetricStore } from "@/lib/store/telemetry";
 import { phaseSource } from "@/lib/timeline/phases";
 

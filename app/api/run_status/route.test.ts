@@ -152,13 +152,36 @@ describe("GET /api/run_status", () => {
     expect(by.nccl_error).toMatchObject({ count: 1, last_ts: T + 800, samples: [{ line: 5 }] });
   });
 
+  test("signal records the collector forwarded from a node (--logs) are folded in, named node:file", async () => {
+    const dash = path.join(root, "finished", "dashboard", "log_signals");
+    fs.mkdirSync(dash, { recursive: true });
+    const rec = (ts: number, count: number, line: number) =>
+      JSON.stringify({ ts, node: "10.0.0.7", signal: "nan_inf", count, first_ts: ts - 5, last_ts: ts - 1, samples: [{ file: "w0/train.log", line, text: `loss: nan (${line})` }] });
+    fs.writeFileSync(path.join(dash, "20261201_20.jsonl"), `${rec(T + 100, 2, 10)}\n${rec(T + 200, 1, 20)}\n{"torn`);
+    const s = await status("finished");
+    const nan = s.log_signals.find((x) => x.signal === "nan_inf")!;
+    expect(nan).toEqual({
+      signal: "nan_inf",
+      severity: "warning",
+      count: 3,
+      first_ts: T + 95,
+      last_ts: T + 199,
+      samples: [
+        { file: "10.0.0.7:w0/train.log", line: 10, text: "loss: nan (10)" },
+        { file: "10.0.0.7:w0/train.log", line: 20, text: "loss: nan (20)" },
+      ],
+    });
+    expect(s.lifecycle.state).toBe("finished");
+    expect(s.inputs.logs.present).toBe(true);
+  });
+
   test("GET /api/runs carries each run's state and worst alarm", async () => {
     const { status: code, body } = await callJson(runsGET, "/api/runs", { token: server.token });
     expect(code).toBe(200);
     const runs = Object.fromEntries(GetRunsResponse.parse(body).runs.map((r) => [r.id, r]));
     expect(runs.crashed).toMatchObject({ state: "crashed", alarm: { level: "critical" } });
     expect(runs.crashed!.alarm!.text).toContain("after the last progress");
-    expect(runs.finished).toMatchObject({ state: "finished", alarm: null });
+    expect(runs.finished).toMatchObject({ state: "finished", alarm: { level: "warning", text: "nan_inf ×3" } });
     expect(runs.killed).toMatchObject({ state: "killed", alarm: { level: "warning", text: "nan_inf ×1" } });
     expect(runs.empty).toMatchObject({ state: "killed", alarm: null });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { classifyLine, LOG_SIGNALS, parseLineTs, SIGNAL_TABLE, type LogSignalName } from "@/lib/health/signals";
+import { classifyLine, LOG_SIGNALS, parseLineTs, SIGNAL_TABLE, type LogSignalName } from "@/lib/store/logs/signals";
 
 /** Real-looking lines, one framework's wording each (what the table must recognise). */
 const POSITIVE: [LogSignalName, string][] = [

@@ -15,7 +15,7 @@
  * its earlier matches stay counted.
  */
 import type { FileHandle } from "node:fs/promises";
-import { ANY_SIGNAL, classifyLine, LOG_SIGNALS, parseLineTs, type LogSignalName } from "@/lib/health/signals";
+import { ANY_SIGNAL, classifyLine, LOG_SIGNALS, parseLineTs, type LogSignalName } from "@/lib/store/logs/signals";
 
 export const CHUNK_BYTES = 1 << 20;
 export const MAX_SAMPLES = 3;
@@ -74,6 +74,9 @@ export class LogScanner {
   /** Newest mtime (unix s) of any scanned file. */
   lastModified: number | null = null;
   private chain: Promise<unknown> = Promise.resolve();
+
+  /** Called for every match as it is counted (the collector's tailer forwards them). */
+  onMatch: ((signal: LogSignalName, sample: SignalSample, ts: number) => void) | null = null;
 
   constructor(readonly chunkBytes = CHUNK_BYTES) {}
 
@@ -214,8 +217,10 @@ export class LogScanner {
     s.count++;
     if (s.first_ts === null || ts < s.first_ts) s.first_ts = ts;
     if (s.last_ts === null || ts > s.last_ts) s.last_ts = ts;
-    s.samples.push({ file, line, text: text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS)}…` : text });
+    const sample = { file, line, text: text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS)}…` : text };
+    s.samples.push(sample);
     if (s.samples.length > MAX_SAMPLES) s.samples.shift();
+    this.onMatch?.(signal, { ...sample }, ts);
   }
 
   /** Every signal in table order, zero counts included (copies). */

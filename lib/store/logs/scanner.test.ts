@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { LogScanner, MAX_SAMPLES, type LogSource } from "@/lib/health/scanner";
-import { LOG_SIGNALS } from "@/lib/health/signals";
+import { LogScanner, MAX_SAMPLES, type LogSource } from "@/lib/store/logs/scanner";
+import { LOG_SIGNALS } from "@/lib/store/logs/signals";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-logscan-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
