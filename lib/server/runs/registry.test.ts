@@ -83,10 +83,7 @@ describe("RunRegistry", () => {
     expect(reg.list().map((r) => r.id)).toEqual(["one"]);
     expect(db.prepare("SELECT id, name FROM runs").all()).toEqual([{ id: "one", name: "one" }]);
     makeRun(path.join(root, "two"), "rollout_data");
-    // Within MIN_RESCAN_MS of the last scan an unknown id does not rescan…
-    expect(reg.find("two")).toBeNull();
-    // …after it, the run created since the last scan is found without waiting for SCAN_INTERVAL_S.
-    reg.scan(Date.now() - MIN_RESCAN_MS);
+    // A run created since the last scan is found at once, by its path alone (no rescan).
     expect(reg.find("two")?.relPath).toBe("two");
     fs.rmSync(path.join(root, "one"), { recursive: true });
     reg.list({ refresh: true });
@@ -141,6 +138,25 @@ describe("symlinked aliases and rescans (#11 items 3b, 9)", () => {
     fs.rmSync(path.join(root, "r1"), { recursive: true });
     fs.symlinkSync(path.join(root, "other"), path.join(root, "r1"));
     expect(reg.find("r1")).toBeNull();
+    db.close();
+  });
+
+  it("an unknown id is looked up by the scan's rules: no hidden or content folder, no run inside a run, no alias", () => {
+    const root = tmp("rlboard-lookup-");
+    makeRun(path.join(root, "a"), "dashboard");
+    const db = openDatabase(tmp("rlboard-lookup-db-"));
+    const reg = new RunRegistry(db, { kind: "multi", roots: [root] });
+    expect(reg.list().map((r) => r.id)).toEqual(["a"]);
+    makeRun(path.join(root, ".hidden"), "dashboard");
+    makeRun(path.join(root, "a", "nested"), "dashboard");
+    makeRun(path.join(root, "b", "dashboard", "x"), "dashboard");
+    fs.symlinkSync(path.join(root, "a"), path.join(root, "alias-now"));
+    makeRun(path.join(root, "sweep", "new"), "dashboard");
+    expect(reg.find(".hidden")).toBeNull();
+    expect(reg.find("a~nested")).toBeNull();
+    expect(reg.find("b~dashboard~x")).toBeNull();
+    expect(reg.find("alias-now")).toBeNull();
+    expect(reg.find("sweep~new")?.relPath).toBe("sweep/new");
     db.close();
   });
 

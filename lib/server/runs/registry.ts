@@ -9,14 +9,16 @@
  * not a symlink, else the first in sort order — so restrictions and the audit, which are
  * keyed by id, cannot be sidestepped through an alias.
  *
- * An id that is not in the index triggers a rescan, but at most one every
- * MIN_RESCAN_MS whatever the traffic: a flood of unknown ids costs one scan per window,
- * and lookups happen only after the request was authenticated (withApi, page-run.ts).
+ * An id that is not in the index is looked up directly (the one path it names, a few stat
+ * calls), so a run created a moment ago answers at once; a full rescan happens at most
+ * once every MIN_RESCAN_MS whatever the traffic, so a flood of unknown ids costs one scan
+ * per window. Lookups happen only after the request was authenticated (withApi, page-run.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { Db } from "@/lib/server/db";
-import { describeRun, isInside, scanRoot, type ScannedRun } from "@/lib/server/runs/scan";
+import { decodeRunId } from "@/lib/server/runs/run-id";
+import { describeRun, isInside, lookupRun, scanRoot, type ScannedRun } from "@/lib/server/runs/scan";
 
 export const SCAN_INTERVAL_S = 10;
 export const MIN_RESCAN_MS = 3_000;
@@ -88,9 +90,9 @@ export class RunRegistry {
   /** The run with this id, re-validated against the roots; null when unknown. */
   find(id: string): ScannedRun | null {
     this.ensureFresh(false);
-    let run = this.runs.get(id);
+    let run = this.runs.get(id) ?? this.lookupNew(id);
     if (!run && Date.now() - this.lastScanMs >= MIN_RESCAN_MS) {
-      // A run created since the last scan should not 404 for up to 10 s.
+      // A symlinked run created since the last scan is found by a (throttled) full scan.
       this.ensureFresh(true);
       run = this.runs.get(id);
     }
@@ -103,6 +105,24 @@ export class RunRegistry {
     }
     // The directory may have been swapped for a symlink since the scan.
     return isInside(run.root, real) && real === run.realDir ? run : null;
+  }
+
+  /**
+   * A run created since the last scan answers at once: its id names one path per root,
+   * checked with a few stat calls (lookupRun), never a rescan of every root.
+   */
+  private lookupNew(id: string): ScannedRun | null {
+    if (this.mode.kind !== "multi") return null;
+    const rel = decodeRunId(id);
+    if (rel === null) return null;
+    for (const root of this.mode.roots) {
+      const run = lookupRun(root, rel);
+      if (!run || run.id !== id) continue;
+      if ([...this.runs.values()].some((r) => r.realDir === run.realDir)) return null;
+      this.runs.set(run.id, run);
+      return run;
+    }
+    return null;
   }
 
   /** The single run of --dump-details mode, or null in multi-run mode. */

@@ -141,6 +141,27 @@ function isRunDir(dir: string): boolean {
   return statOrNull(path.join(dir, "dashboard"))?.isDirectory() === true || statOrNull(path.join(dir, "rollout_data"))?.isDirectory() === true;
 }
 
+/**
+ * The one run at `relPath` below `root`, by the scan's own rules (no hidden or run-content
+ * folder on the way, no run above it, at most MAX_DEPTH deep), or null. Only a path
+ * without symlinks qualifies: a symlinked alias is resolved by a full scan, which keeps one
+ * id per real directory. A few stat calls — what an unknown id costs instead of a rescan.
+ */
+export function lookupRun(root: string, relPath: string, nowMs = Date.now()): ScannedRun | null {
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    return null;
+  }
+  const segs = relPath.split("/");
+  if (segs.length > MAX_DEPTH || segs.some((s) => !s || s.startsWith(".") || RUN_CONTENT_DIRS.has(s))) return null;
+  for (let i = 0; i < segs.length - 1; i++) if (isRunDir(path.join(realRoot, ...segs.slice(0, i + 1)))) return null;
+  const dir = path.join(realRoot, relPath);
+  if (realOr(dir) !== dir || !isRunDir(dir)) return null;
+  return describeRun(realRoot, relPath, nowMs);
+}
+
 /** Every run below `root`. A run may not contain other runs (its content folders are not walked). */
 export function scanRoot(root: string, nowMs = Date.now()): ScannedRun[] {
   let realRoot: string;
