@@ -125,6 +125,24 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [...dataLayerPatterns, noHttpInDataLayers] }] },
   },
   {
+    // Endpoint layers read telemetry through the store's public surface (lib/store/telemetry
+    // index: block types, scan primitives), never its chunk geometry or internals.
+    files: ["lib/{timeline,advisory,health,compare,rollout}/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...dataLayerPatterns,
+            noHttpInDataLayers,
+            { group: ["@/lib/store/telemetry/*"], message: "Import from @/lib/store/telemetry (its index): scan primitives such as forEachTickRun keep chunk geometry inside the store." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The health layer's one server-side binding (RunContext + server env); still no HTTP.
     files: ["lib/health/server.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [dataLayerPatterns[0], noHttpInDataLayers] }] },

@@ -9,8 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePyJson } from "@/lib/store/format";
-import { isPartitioned, STREAMS, STREAM_SCHEMAS } from "@/lib/store/format";
+import { isPartitioned, parsePyJson, STREAMS, STREAM_SCHEMAS } from "@/lib/store/format";
 import type { EngineSample, GpuProcessSample, GpuSample, StreamName, TopologySnapshot } from "@/lib/store/format";
 import { serializeRecord } from "@/lib/store/writer/serialize";
 import { runCli, spawnCollector, waitFor } from "./testing/child-collector";

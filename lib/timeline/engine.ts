@@ -7,9 +7,7 @@
  * first and an engine mean is count-weighted. Rows that differ only by labels we drop
  * (e.g. current SGLang's `is_streaming`) land in one fold group and are summed too.
  */
-import type { MetricStore } from "@/lib/store/telemetry";
-import { cmpStr, type EngineMetricColumns } from "@/lib/store/telemetry/blocks";
-import { blockParts, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type Part } from "@/lib/store/telemetry/engine-parts";
+import { blockParts, cmpStr, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type EngineMetricColumns, type MetricStore, type Part } from "@/lib/store/telemetry";
 import { pickNumbers, strideIndices } from "@/lib/timeline/downsample";
 
 export interface EngineSeries {

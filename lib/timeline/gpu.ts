@@ -3,10 +3,7 @@
  * typed columns of the gpu_util blocks; only the selected points become JS numbers.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import type { GpuProcessSample, MetricStore } from "@/lib/store/telemetry";
-import type { GpuBlock } from "@/lib/store/telemetry/blocks";
-import { cmpStr } from "@/lib/store/telemetry/blocks";
-import { MASK, SHIFT } from "@/lib/store/telemetry/columns";
+import { cmpStr, forEachTickRun, type GpuBlock, type GpuProcessSample, type MetricStore } from "@/lib/store/telemetry";
 import { minMaxIndices } from "@/lib/timeline/downsample";
 import { laneLabel, type LaneSet } from "@/lib/timeline/lanes";
 
@@ -23,38 +20,6 @@ export function laneMask(store: MetricStore, selection: LaneSet | null): (id: nu
   const d = store.dicts;
   const memo: (boolean | undefined)[] = [];
   return (id) => (memo[id] ??= selection.has(d.laneNode[id]!, d.laneGpu[id]!));
-}
-
-/**
- * Visit the gpu_util rows with t0 ≤ ts ≤ t1 (null = open) in file order, one tick group
- * at a time, as runs inside one column chunk: `fn(block, ts, chunk, from, to)` covers
- * offsets [from, to) of chunk `chunk` of every column. Callers loop over the typed chunk
- * arrays themselves, which keeps the hot loops monomorphic and free of per-row calls.
- */
-export function forEachGpuGroup(
-  blocks: readonly GpuBlock[],
-  t0: number | null,
-  t1: number | null,
-  fn: (block: GpuBlock, ts: number, chunk: number, from: number, to: number) => void,
-): void {
-  const lo = t0 ?? -Infinity;
-  const hi = t1 ?? Infinity;
-  for (const b of blocks) {
-    if (b.rows === 0 || b.maxTs < lo || b.minTs > hi) continue;
-    const [g0, g1] = b.groupRange(t0, t1);
-    for (let g = g0; g < g1; g++) {
-      const ts = b.groupTs(g);
-      if (ts < lo || ts > hi) continue;
-      let r = b.groupStart(g);
-      const end = b.groupEnd(g);
-      while (r < end) {
-        const c = r >>> SHIFT;
-        const stop = Math.min(end, (c + 1) << SHIFT);
-        fn(b, ts, c, r & MASK, ((stop - 1) & MASK) + 1);
-        r = stop;
-      }
-    }
-  }
 }
 
 interface LaneAcc {
@@ -89,7 +54,7 @@ export async function gpuSeries(
     await pause();
     const f = b.flat();
     if (!f) {
-      forEachGpuGroup([b], t0, t1, (bb, _ts, c, from, to) => {
+      forEachTickRun([b], t0, t1, (bb, _ts, c, from, to) => {
         const lane = bb.lane.chunks[c]!;
         for (let o = from; o < to; o++) {
           const id = lane[o]!;
@@ -111,7 +76,7 @@ export async function gpuSeries(
     await pause();
     const f = b.flat();
     if (!f) {
-      forEachGpuGroup([b], t0, t1, (bb, ts, c, from, to) => {
+      forEachTickRun([b], t0, t1, (bb, ts, c, from, to) => {
         const lane = bb.lane.chunks[c]!;
         const util = bb.util.chunks[c]!;
         const mem = bb.mem.chunks[c]!;

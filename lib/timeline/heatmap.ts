@@ -5,10 +5,8 @@
  */
 import { timeSlicer } from "@/lib/timeline/slice";
 import { ApiError, badRequest } from "@/lib/contracts/errors";
-import type { MetricStore } from "@/lib/store/telemetry";
-import type { GpuBlock } from "@/lib/store/telemetry/blocks";
+import { forEachTickRun, type GpuBlock, type MetricStore } from "@/lib/store/telemetry";
 import { checkXBuckets } from "@/lib/timeline/window";
-import { forEachGpuGroup } from "@/lib/timeline/gpu";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { laneIntervals, type LaneIntervals } from "@/lib/timeline/phases";
 import { pyRound } from "@/lib/timeline/pyformat";
@@ -129,7 +127,7 @@ export async function heatmap(
     const col = field === "util" ? f.util : field === "mem_mb" ? f.mem : f.power;
     cellMax(cell, rowOfId, f.gTs, f.gStart, f.lane, col, b.rows, b.groupRange(t0, t1), t0, t1, span, X);
   }
-  forEachGpuGroup(slow, t0, t1, (b, ts, c, from, to) => {
+  forEachTickRun(slow, t0, t1, (b, ts, c, from, to) => {
     const lane = b.lane.chunks[c]!;
     const col = (field === "util" ? b.util : field === "mem_mb" ? b.mem : b.power).chunks[c]!;
     const k = bucket(ts);
@@ -325,7 +323,7 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
       if (b.rows === 0 || b.maxTs < rt0 || b.minTs > rt1) continue;
       laneMaxima(maxima, f.gTs, f.gStart, f.lane, f.util, b.rows, b.groupRange(rt0, rt1), rt0, rt1, span, X, L);
     }
-    forEachGpuGroup(slow, rt0, rt1, (b, ts, c, from, to) => {
+    forEachTickRun(slow, rt0, rt1, (b, ts, c, from, to) => {
       const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - rt0) / span) * X))) * L;
       const lane = b.lane.chunks[c]!;
       const util = b.util.chunks[c]!;

@@ -3,8 +3,7 @@
  * computed by the dump reader).
  */
 import { badRequest } from "@/lib/contracts/errors";
-import type { MetricStore, Scalar } from "@/lib/store/telemetry";
-import { cmpStr } from "@/lib/store/telemetry/blocks";
+import { cmpStr, type MetricStore, type Scalar } from "@/lib/store/telemetry";
 import { DUMP_METRIC_PREFIX, STEP_AGGREGATE_METRICS, type DumpSource } from "@/lib/timeline/dump-source";
 
 export interface MetricSeries {

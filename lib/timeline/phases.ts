@@ -4,10 +4,7 @@
  * synthetic `initialize` band from `meta.start_ts`.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import type { LaneInfo, MetricStore } from "@/lib/store/telemetry";
-import { OPEN_T1 } from "@/lib/store/telemetry";
-import type { PhaseBlock } from "@/lib/store/telemetry/blocks";
-import { cmpStr } from "@/lib/store/telemetry/blocks";
+import { cmpStr, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";

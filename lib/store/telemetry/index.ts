@@ -1,2 +1,6 @@
 export { MetricStore, openMetricStore, type MetricStoreOptions } from "@/lib/store/telemetry/store";
 export * from "@/lib/store/telemetry/types";
+// The surface the endpoint layers (lib/timeline, lib/advisory) read blocks through.
+export { cmpStr, type EngineMetricColumns, type GpuBlock, type PhaseBlock, type TickColumns } from "@/lib/store/telemetry/blocks";
+export { blockParts, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type Part } from "@/lib/store/telemetry/engine-parts";
+export { forEachTickRun } from "@/lib/store/telemetry/scan";

@@ -19,9 +19,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseLenientJson } from "@/lib/store/format";
 import type { RunFs } from "@/lib/store/safe-fs";
-import { hourStartOfKey, HOUR_S } from "@/lib/store/format";
+import { HOUR_FILE_RE, hourStartOfKey, HOUR_S, parseLenientJson } from "@/lib/store/format";
 import { TailFile, type BlockCodec } from "@/lib/store/telemetry/tail-file";
 
 export interface StreamOptions {
@@ -54,7 +53,7 @@ export function statFile(fsys: RunFs | undefined, abs: string): Promise<FileStat
   return fs.promises.stat(abs).catch(() => null);
 }
 
-const KEY_FILE = /^(\d{8}_\d{2})\.jsonl$/;
+const KEY_FILE = HOUR_FILE_RE;
 const EDGE_BYTES = 65536;
 
 export class PartitionedStream<B> {
