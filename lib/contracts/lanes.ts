@@ -143,7 +143,15 @@ export const GetTimelineLanesQuery = z.object({
 });
 export type GetTimelineLanesQuery = z.infer<typeof GetTimelineLanesQuery>;
 
-export const ResolvedLane = z.object({ key: z.string(), node: z.string(), gpu: z.number().int(), index: z.number().int() });
+export const ResolvedLane = z.object({
+  key: z.string(),
+  node: z.string(),
+  gpu: z.number().int(),
+  index: z.number().int(),
+  /** the lane catalog's roles (`train`, `rollout`) */
+  roles: z.array(z.string()),
+});
+export type ResolvedLane = z.infer<typeof ResolvedLane>;
 export const GetTimelineLanesResponse = z.object({
   /** the selection as given (null when absent) */
   lanes: z.string().nullable(),

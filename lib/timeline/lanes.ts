@@ -39,7 +39,7 @@ export async function getTimelineLanes(store: MetricStore, q: GetTimelineLanesQu
   return {
     lanes: q.lanes ?? null,
     all: keys === null,
-    selected: selected.map((l) => ({ key: laneKey(l.node, l.gpu), node: l.node, gpu: l.gpu, index: l.index })),
+    selected: selected.map((l) => ({ key: laneKey(l.node, l.gpu), node: l.node, gpu: l.gpu, index: l.index, roles: [...l.roles] })),
     unknown: keys === null ? [] : [...keys].filter((k) => !known.has(k)),
     total: lanes.length,
   };

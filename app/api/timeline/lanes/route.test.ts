@@ -33,9 +33,9 @@ describe("GET /api/timeline/lanes", () => {
       lanes: null,
       all: true,
       selected: [
-        { key: "n1:0", node: "n1", gpu: 0, index: 0 },
-        { key: "n1:1", node: "n1", gpu: 1, index: 1 },
-        { key: "n2:0", node: "n2", gpu: 0, index: 2 },
+        { key: "n1:0", node: "n1", gpu: 0, index: 0, roles: ["train", "rollout"] },
+        { key: "n1:1", node: "n1", gpu: 1, index: 1, roles: ["train"] },
+        { key: "n2:0", node: "n2", gpu: 0, index: 2, roles: ["rollout"] },
       ],
       unknown: [],
       total: 3,
