@@ -94,7 +94,7 @@ export class RunRegistry {
     if (!run && Date.now() - this.lastScanMs >= MIN_RESCAN_MS) {
       // A symlinked run created since the last scan is found by a (throttled) full scan.
       this.ensureFresh(true);
-      run = this.runs.get(id);
+      run = this.runs.get(id) ?? null;
     }
     if (!run) return null;
     let real: string;
