@@ -36,6 +36,9 @@ export interface BrowserBenchInput {
   dumpRun: string;
   longSample: number;
   lanes: number;
+  /** The two overlay runs (bench/overlay-data.ts), compared on /compare?view=metrics. */
+  overlayRuns: readonly string[];
+  overlayMetrics: number;
   repeat: number;
   log: (s: string) => void;
 }
@@ -55,6 +58,7 @@ export interface BrowserFigures {
   step: number[];
   tokensFresh: number[];
   tokens: number[];
+  overlay: number[];
 }
 
 const VIEWPORT = { width: 1440, height: 900 };
@@ -82,6 +86,12 @@ const DRAWN = {
     if (canvases.length < 2) return false; // batch anatomy + scatter (the bench step has both)
     for (const c of canvases) if (c.dataset.painted !== "data") return false;
     return root.querySelectorAll("tbody tr:not(.dt-pad)").length > 0;
+  },
+  overlay: (charts: number) => {
+    const cards = document.querySelectorAll('[data-testid="overlay-card"]');
+    if (cards.length !== charts) return false;
+    for (const c of cards) if (c.querySelector("canvas")?.getAttribute("data-painted") !== "data") return false;
+    return true;
   },
   tokens: () => {
     const strip = document.querySelector('[data-testid="token-strip"]');
@@ -217,7 +227,7 @@ export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigur
   const start = () => startNextServer({ port, host: "127.0.0.1", quiet: true, env, timeoutMs: 90_000 });
   let server: RunningServer | null = null;
   let browser: Browser | null = null;
-  const out: BrowserFigures = { timelineFresh: [], timeline: [], pans: [], stepFresh: [], step: [], tokensFresh: [], tokens: [] };
+  const out: BrowserFigures = { timelineFresh: [], timeline: [], pans: [], stepFresh: [], step: [], tokensFresh: [], tokens: [], overlay: [] };
   try {
     server = await start();
     browser = await chromium.launch({ executablePath: exe, headless: true, args: ["--no-sandbox"] });
@@ -274,6 +284,11 @@ export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigur
       }
     }
     inp.log("browser: warm opens and pans done");
+    const overlayUrl = `${server.url}/compare?runs=${inp.overlayRuns.map(encodeURIComponent).join(",")}&view=metrics`;
+    const overlayPred = `() => (${DRAWN.overlay.toString()})(${inp.overlayMetrics})`;
+    await once(overlayUrl, overlayPred); // the first open reads both runs' metrics into the server
+    for (let i = 0; i < inp.repeat; i++) out.overlay.push(await once(overlayUrl, overlayPred));
+    inp.log("browser: compare overlay done");
   } finally {
     await browser?.close();
     await server?.stop();

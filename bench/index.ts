@@ -21,6 +21,7 @@ import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data"
 import { measureCollector } from "@/bench/collector-rss";
 import { benchIngest } from "./ingest";
 import { benchLoad, percentile } from "./load";
+import { ensureOverlayRuns, OVERLAY_METRICS, OVERLAY_RUNS, OVERLAY_STEPS } from "./overlay-data";
 import { QUERIES, type ProbeTask, type QueryName } from "./probe";
 
 const APP_ROOT = path.resolve(import.meta.dirname, "..");
@@ -296,12 +297,15 @@ async function loadRows(data: BenchData, dataDir: string, t0: number, t1: number
 
 /** Navigation → drawn in Chromium, and the slowest frame of a drag-pan (bench/browser.ts). */
 async function browserRows(data: BenchData, repeat: number): Promise<void> {
+  await ensureOverlayRuns(data.root, log);
   const b = await benchBrowser({
     runsRoot: data.root,
     fleetRun: path.basename(data.fleetDir),
     dumpRun: path.basename(data.dumpsDir),
     longSample: data.longSample,
     lanes: BROWSER_LANES,
+    overlayRuns: OVERLAY_RUNS,
+    overlayMetrics: OVERLAY_METRICS,
     repeat,
     log,
   });
@@ -322,10 +326,11 @@ async function browserRows(data: BenchData, repeat: number): Promise<void> {
   add(S, "  same, first open after a server restart", median(b.stepFresh), "ms", 1000);
   add(S, "tokens tab, 8k-token sample: navigation → drawn", median(b.tokens), "ms", 1000);
   add(S, "  same, first open after a server restart", median(b.tokensFresh), "ms", 1000);
+  add(S, `compare overlay, 2 runs × ${OVERLAY_METRICS} metrics × ${OVERLAY_STEPS / 1000}k steps: navigation → drawn`, median(b.overlay), "ms", 1000);
   const range = (xs: number[]) => `${fmt(Math.min(...xs), 0)}–${fmt(Math.max(...xs), 0)}`;
   rows.push({
     section: S,
-    name: `  (each navigation, ms: timeline ${range(b.timeline)} / ${range(b.timelineFresh)} after restart; step ${range(b.step)} / ${range(b.stepFresh)}; tokens ${range(b.tokens)} / ${range(b.tokensFresh)})`,
+    name: `  (each navigation, ms: timeline ${range(b.timeline)} / ${range(b.timelineFresh)} after restart; step ${range(b.step)} / ${range(b.stepFresh)}; tokens ${range(b.tokens)} / ${range(b.tokensFresh)}; overlay ${range(b.overlay)})`,
     value: "",
     target: "",
     ok: null,
