@@ -12,25 +12,16 @@
  * newline) only when something was added, and not created before the first
  * lane exists.
  *
- * Rebuild: when the file is unparseable (or missing while streams exist — a
- * directory written before the catalog existed), `rebuildLaneCatalog` folds
- * the streams already on disk with the same rules — all phases, then all
- * topology snapshots, then all gpu_util samples, files in name (= time)
- * order, legacy flat files first — so the lanes of earlier writers survive;
- * new lanes are merged on top. Only the lane order can differ from the
- * original file (readers sort lanes by `(node, gpu)`, docs/formats.md §4.10).
+ * Rebuilding a lost file from the streams on disk is the writer's
+ * (lib/store/writer/lane-catalog.ts).
  */
 import { z } from "zod";
+import { laneKey } from "@/lib/contracts/lanes";
 import { dumpPy, parseLenientJson } from "./python-json";
 import type { PyValue } from "./python-json";
 import type { GpuSample, PhaseEvent, TopologySnapshot } from "./records";
 
 export { LANE_CATALOG_FILE } from "./streams";
-
-/** The key of a lane in the catalog: `node:gpu` (the node may itself contain `:`). */
-export function catalogLaneKey(node: string, gpu: number): string {
-  return `${node}:${gpu}`;
-}
 
 const LaneCatalogFile = z.object({
   version: z.literal(1),
@@ -67,7 +58,7 @@ export class LaneCatalog {
   }
 
   hasLane(node: string, gpu: number): boolean {
-    return this.lanes.has(catalogLaneKey(node, gpu));
+    return this.lanes.has(laneKey(node, gpu));
   }
 
   /** Ensure the lane of a gpu_util sample (rule 3). */
@@ -76,7 +67,7 @@ export class LaneCatalog {
   }
 
   private lane(node: string, gpu: number): Lane {
-    const key = catalogLaneKey(node, gpu);
+    const key = laneKey(node, gpu);
     let l = this.lanes.get(key);
     if (!l) {
       this.lanes.set(key, (l = { ranks: new Set(), engineAddrs: new Set(), roles: new Set() }));
