@@ -28,16 +28,22 @@
  *
  * Bodies are parsed as Python JSON: `NaN`/`Infinity` are accepted, and for
  * metrics and meta the float-ness of integral numbers (`95.0`) and dict key
- * order survive (python-json.ts). Other streams go through the native
+ * order survive (lib/store/format/python-json.ts). Other streams go through the native
  * `JSON.parse` first because their float fields are fixed by the schema.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { PyFloat, parsePyJson } from "@/lib/store/format";
-import type { PyValue } from "@/lib/store/format";
-import { FAST_CHECKS } from "@/lib/store/format";
-import { OPEN_T1, STREAM_SCHEMAS } from "@/lib/store/format";
-import type { AnyRecord, PhaseEvent, StreamName } from "@/lib/store/format";
+import {
+  FAST_CHECKS,
+  OPEN_T1,
+  PyFloat,
+  STREAM_SCHEMAS,
+  parsePyJson,
+  type AnyRecord,
+  type PhaseEvent,
+  type PyValue,
+  type StreamName,
+} from "@/lib/store/format";
 import type { Logger } from "./log";
 import type { CollectorMetrics } from "./self-metrics";
 
