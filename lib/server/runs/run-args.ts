@@ -4,12 +4,12 @@
  * cached per run until the file's size or mtime changes.
  */
 import { flattenArgs, hasArgs } from "@/lib/compare/args";
-import { parseLenientJson } from "@/lib/store/format";
+import { DASHBOARD_DIR, META_FILE, parseRunHeader } from "@/lib/store/format";
 import { RunFs } from "@/lib/store/safe-fs";
 
 export type ArgCell = string | number | boolean | null;
 
-const META_REL = "dashboard/meta.json";
+const META_REL = `${DASHBOARD_DIR}/${META_FILE}`;
 const cache = new Map<string, { stamp: string; args: Record<string, ArgCell> | null }>();
 
 /** Scalars stay as they are; arrays, objects and non-finite numbers become JSON text. */
@@ -28,8 +28,7 @@ export function runArgs(realDir: string): Record<string, ArgCell> | null {
     const stamp = `${st.size}:${st.mtimeMs}`;
     const hit = cache.get(realDir);
     if (hit && hit.stamp === stamp) return hit.args;
-    const raw = parseLenientJson(fsys.readFileSync(META_REL).toString("utf8")) as { args?: unknown } | null;
-    const a = raw && typeof raw.args === "object" && !Array.isArray(raw.args) ? (raw.args as Record<string, unknown>) : null;
+    const a = parseRunHeader(fsys.readFileSync(META_REL).toString("utf8"))?.args;
     const args = hasArgs(a) ? argCells(a) : null;
     cache.set(realDir, { stamp, args });
     return args;
