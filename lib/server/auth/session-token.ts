@@ -106,11 +106,21 @@ export function forgetSessionCache(): void {
   cache.clear();
 }
 
-/** Claims → the live user, or null when the user is gone or the session was ended. */
+const matches = (row: SessionRow | null, c: SessionClaims): row is SessionRow =>
+  row !== null && row.name === c.name && row.session_gen === c.gen;
+
+/**
+ * Claims → the live user, or null when the user is gone or the session was ended. A cached
+ * row that disagrees with the claims is read again at once, so only revocations wait for
+ * the cache (≤ SESSION_CACHE_MS); a session that just became valid (a fresh sign-in) never does.
+ */
 export function userForClaims(db: Db, claims: SessionClaims, nowMs = Date.now()): SessionUser | null {
-  const row = cachedRow(db, claims.uid, nowMs);
-  if (!row || row.name !== claims.name || row.session_gen !== claims.gen) return null;
-  return { id: row.id, name: row.name, role: row.role };
+  let row = cachedRow(db, claims.uid, nowMs);
+  if (!matches(row, claims)) {
+    row = sessionRowById(db, claims.uid);
+    cache.set(claims.uid, { row, at: nowMs });
+  }
+  return matches(row, claims) ? { id: row.id, name: row.name, role: row.role } : null;
 }
 
 /** The signed-in user behind a Cookie header, or null. */

@@ -101,6 +101,28 @@ describe("sessions end with their user", () => {
     expect(await sessionUserFromCookies(cookie)).toBeNull();
   });
 
+  it("a re-created user who gets the removed user's id (SQLite reuses the highest rowid) does not inherit its sessions", async () => {
+    await addUser(getDb(), "last", "last-password-1", "member");
+    const oldId = findUser(getDb(), "last")!.id;
+    const cookie = await cookieFor("last");
+    expect((await sessionUserFromCookies(cookie))?.name).toBe("last");
+    removeUser(getDb(), "last");
+    await addUser(getDb(), "last", "last-password-2", "member");
+    expect(findUser(getDb(), "last")!.id).toBe(oldId);
+    forgetSessionCache();
+    expect(await sessionUserFromCookies(cookie)).toBeNull();
+  });
+
+  it("a fresh sign-in is valid at once, even while a stale row of that id is cached", async () => {
+    await addUser(getDb(), "tmp", "tmp-password-1", "member");
+    const stale = await cookieFor("tmp");
+    expect((await sessionUserFromCookies(stale))?.name).toBe("tmp"); // row cached now
+    await setPassword(getDb(), "tmp", "tmp-password-2"); // ends the session, generation bumped
+    const fresh = await cookieFor("tmp");
+    expect((await sessionUserFromCookies(fresh))?.name).toBe("tmp");
+    expect(await sessionUserFromCookies(stale)).toBeNull();
+  });
+
   it("the per-user cache holds a row for at most SESSION_CACHE_MS", async () => {
     const claims = (await decodeSessionClaims(await cookieFor("eve")))!;
     const t0 = Date.now();

@@ -4,7 +4,7 @@
  * Tokens: `rlb_<32 random bytes base64url>`; only sha256(token) is stored, so a leaked
  * database does not leak usable tokens.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomInt } from "node:crypto";
 import type { Db } from "@/lib/server/db";
 import { hashPassword, randomPassword, verifyPassword } from "@/lib/server/auth/passwords";
 
@@ -30,6 +30,14 @@ export interface SessionRow {
 
 export function sessionRowById(db: Db, id: number): SessionRow | null {
   return (db.prepare("SELECT id, name, role, session_gen FROM users WHERE id = ?").get(id) as SessionRow | undefined) ?? null;
+}
+
+/**
+ * A new user's first session generation is random: SQLite may give a re-created user the
+ * id of a removed one, and a session of the removed user must not fit the new row.
+ */
+function firstGeneration(): number {
+  return randomInt(1, 2 ** 47);
 }
 
 /** Ends every browser session of the user (their tokens carry the old generation). */
@@ -70,7 +78,7 @@ export async function addUser(db: Db, name: string, password: string, role: Role
   validateUserName(name);
   if (findUser(db, name)) throw new UserError(`user '${name}' already exists`);
   const hash = await hashPassword(password);
-  db.prepare("INSERT INTO users (name, password_hash, role, created_at) VALUES (?, ?, ?, ?)").run(name, hash, role, now());
+  db.prepare("INSERT INTO users (name, password_hash, role, created_at, session_gen) VALUES (?, ?, ?, ?, ?)").run(name, hash, role, now(), firstGeneration());
   return findUser(db, name)!;
 }
 
@@ -78,11 +86,12 @@ export async function addUser(db: Db, name: string, password: string, role: Role
 export function upsertExternalUser(db: Db, name: string, provider: string, role: Role): UserRow {
   const existing = findUser(db, name);
   if (existing) return existing;
-  db.prepare("INSERT INTO users (name, password_hash, role, provider, created_at) VALUES (?, NULL, ?, ?, ?)").run(
+  db.prepare("INSERT INTO users (name, password_hash, role, provider, created_at, session_gen) VALUES (?, NULL, ?, ?, ?, ?)").run(
     name,
     role,
     provider,
     now(),
+    firstGeneration(),
   );
   return findUser(db, name)!;
 }
