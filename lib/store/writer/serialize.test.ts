@@ -1,12 +1,21 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LaneCatalog } from "@/lib/store/format";
-import { parsePyJson, pyFloat } from "@/lib/store/format";
-import { STREAM_SCHEMAS } from "@/lib/store/format";
-import type { GpuSample, PhaseEvent, StreamName, TopologySnapshot } from "@/lib/store/format";
+import {
+  LaneCatalog,
+  parsePyJson,
+  pyFloat,
+  RECORD_FIELDS,
+  serializeMeta,
+  STREAM_SCHEMAS,
+  STREAMS,
+  type GpuSample,
+  type PhaseEvent,
+  type StreamName,
+  type StreamRecords,
+  type TopologySnapshot,
+} from "@/lib/store/format";
 import { LINE_SERIALIZERS, serializeRecord } from "./serialize";
-import { serializeMeta } from "@/lib/store/format";
 import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
 
 const DASH = resolve(MILES_DEMO_RUN, "dashboard");
@@ -108,5 +117,23 @@ describe("lane catalog", () => {
     cat.foldGpu([{ ts: 1, node: "10.0.0.1", gpu: 0, util: 1, mem_mb: 1, power_w: 1 }]);
     expect(cat.dirty).toBe(false);
     expect(LaneCatalog.parse(cat.serialize()).serialize()).toBe(cat.serialize());
+  });
+});
+
+describe("the serializers follow the format's field lists", () => {
+  // The read side's byte scanners (lib/store/telemetry/ingest.ts) and decoders rely on it.
+  const SAMPLE: { [S in StreamName]: StreamRecords[S] } = {
+    metrics: { ts: 1.5, step_key: "rollout/step", step: 1, metrics: { a: 1 } },
+    phases: { name: "actor_train", t0: 1, t1: 2, node: "n", gpus: [0], rank: 0, role: "train" },
+    topology: { ts: 1, engines: [{ addr: "a", worker_type: "regular", engine_rank: 0, gpus: [["n", 0]], gpu_uuids: [null] }] },
+    gpu_util: { ts: 1, node: "n", gpu: 0, util: 1, mem_mb: 2, power_w: 3 },
+    engine_series: { ts: 1, addr: "a", metric: "m", labels: {}, value: 1 },
+    trajectories: { ts: 1, kind: "gen_end", sample_index: 0, group_index: 0, turn: 0, weight_version: "v", detail: "" },
+    gpu_processes: { ts: 1, node: "n", gpu: 0, pid: 1, name: "p", mem_mb: 1 },
+    data_buffer: { ts: 1, length: 3 },
+  };
+  it.each([...STREAMS])("%s", (stream) => {
+    const line = serializeRecord(stream, SAMPLE[stream] as never);
+    expect(Object.keys(JSON.parse(line) as object)).toEqual(RECORD_FIELDS[stream]);
   });
 });
