@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { partitionKey } from "@/lib/store/format";
+import { partitionKey, type PartitionedStreamName } from "@/lib/store/format";
 import type {
   DataBufferSample,
   GpuProcessSample,
@@ -118,7 +118,7 @@ export class RunBuilder {
     return this.partitioned("gpu_processes", recs, (r) => r.ts);
   }
   /** Legacy v1 flat file of a partitioned stream. */
-  legacy(stream: "phases" | "gpu_util" | "engine_series" | "trajectories" | "gpu_processes", recs: readonly unknown[]): this {
+  legacy(stream: PartitionedStreamName, recs: readonly unknown[]): this {
     return this.lines(`${stream}.jsonl`, recs);
   }
 }
