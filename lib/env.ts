@@ -22,7 +22,7 @@ const ServerEnv = z.object({
   RLBOARD_LOW_MFU_THRESHOLD: z.coerce.number().min(0).max(1).default(0.15),
   RLBOARD_USE_UTILIZATION_OVERVIEW: flag,
   /** Expensive API queries running at once, server-wide and per user (docs/api.md "Limits"). */
-  RLBOARD_MAX_HEAVY: z.coerce.number().int().min(1).max(256).default(4),
+  RLBOARD_MAX_HEAVY: z.coerce.number().int().min(1).max(256).default(2),
   RLBOARD_MAX_HEAVY_PER_USER: z.coerce.number().int().min(1).max(256).default(2),
   /** Expensive queries allowed to wait for a slot (beyond: 503 busy). */
   RLBOARD_HEAVY_QUEUE: z.coerce.number().int().min(0).max(4096).default(16),
