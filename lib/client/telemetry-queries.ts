@@ -25,6 +25,7 @@ import type {
   TopologyResponse,
 } from "@/lib/charts/api-shapes";
 import { decodeFrame, decodeGpuFrame } from "@/lib/contracts/binary";
+import type { GetTimelineLanesResponse } from "@/lib/contracts/lanes";
 import { apiBinary, apiJson } from "@/lib/client/fetcher";
 
 export const FOLLOW_POLL_MS = 5_000;
@@ -240,17 +241,17 @@ export interface ResolvedLane {
 }
 
 /**
- * Resolve a lane selection on the server (the grammar's judge): the heatmap's row header
- * lists exactly the selected lanes, with or without data, and a bad selector is a 400
- * with the server's message. A 1-second window at the newest data keeps it cheap.
+ * Resolve a lane selection on the server (the grammar's judge, lib/contracts/lanes.ts):
+ * `GET /api/timeline/lanes` lists exactly the run's selected lanes, and a bad selector is a
+ * 400 with the server's message. `t1` (the newest data) keys the answer so it follows new
+ * lanes; null disables the query (the selection was resolved locally).
  */
 export function useResolvedLanes(runId: string, lanes: string, t1: number | null) {
   return useQuery({
     queryKey: telemetryKeys.resolve(runId, lanes, t1 === null ? null : Math.floor(t1)),
     queryFn: async (): Promise<ResolvedLane[]> => {
-      const win = t1 === null ? null : { t0: t1 - 1, t1 };
-      const h = await fetchHeatmap(runId, "util", win, 2, lanes);
-      return h.header.rows.flatMap((r) => ("node" in r ? [{ node: r.node, gpu: r.gpu, index: r.index, roles: r.roles ?? [] }] : []));
+      const r = await apiJson<GetTimelineLanesResponse>(telemetryUrl(runId, "timeline/lanes", { lanes }));
+      return r.selected.map((l) => ({ node: l.node, gpu: l.gpu, index: l.index, roles: l.roles }));
     },
     enabled: t1 !== null,
     placeholderData: keepPreviousData,
