@@ -2,8 +2,11 @@
  * Client side of the lane-selection grammar (docs/api.md 8.8): chips ⇄ selection string, a
  * syntax pre-check so a typo is flagged before the round trip (the server stays the
  * judge and its 400 text is shown too), the default of 8 evenly spaced lanes, the
- * 32-lane render budget, and the carpet brush toggle.
+ * 32-lane render budget, and the carpet brush toggle. Parsing and matching are the shared
+ * grammar of lib/contracts/lanes.ts, so the browser and the server cannot disagree.
  */
+import { ApiError } from "@/lib/contracts/errors";
+import { laneKey, parseLaneSelection, selectedKeys, type LaneTerm } from "@/lib/contracts/lanes";
 
 export const DEFAULT_SPACED_LANES = 8;
 export const LANE_RENDER_BUDGET = 32;
@@ -42,55 +45,18 @@ export function removeTerm(sel: string, index: number): string {
   return joinTerms(cur);
 }
 
-const INT = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
-
-function checkRange(kind: string, value: string, tok: string): string | null {
-  const dash = value.indexOf("-");
-  const parts = dash < 0 ? [value] : [value.slice(0, dash), value.slice(dash + 1)];
-  if (!INT.test(parts[0]!) || (parts[1] !== undefined && parts[1] !== "" && !INT.test(parts[1]))) {
-    return `bad ${kind} range in '${tok}': expected N or A-B`;
-  }
-  return null;
-}
-
-/** Syntax check of one selection string; the first problem, or null. Mirrors the server's rules. */
+/**
+ * Syntax check of one selection string: the first problem (the server's own message, from
+ * the shared grammar in lib/contracts/lanes.ts), or null.
+ */
 export function checkSelection(sel: string): string | null {
-  const t = sel.trim();
-  if (t === "" || t === "all") return null;
-  for (const raw of t.split(",")) {
-    const tok = raw.trim();
-    if (tok === "") continue;
-    const colon = tok.indexOf(":");
-    const kind = colon < 0 ? tok : tok.slice(0, colon);
-    const value = colon < 0 ? "" : tok.slice(colon + 1);
-    if (value === "") return `bad lane selector '${tok}': expected kind:value`;
-    switch (kind) {
-      case "g":
-      case "rank": {
-        const e = checkRange(kind, value, tok);
-        if (e) return e;
-        break;
-      }
-      case "node":
-      case "engine":
-        break;
-      case "gpu": {
-        const c = value.lastIndexOf(":");
-        if (c <= 0 || !INT.test(value.slice(c + 1))) return `bad lane selector '${tok}': expected gpu:<node>:<index>`;
-        break;
-      }
-      case "every":
-        if (!INT.test(value)) return `bad lane selector '${tok}': stride must be an integer`;
-        if (Number(value.replace(/_/g, "")) <= 0) return `bad lane selector '${tok}': stride must be positive`;
-        break;
-      case "role":
-        if (value !== "train" && value !== "rollout") return `bad lane selector '${tok}': role must be train or rollout`;
-        break;
-      default:
-        return `unknown lane selector kind '${kind}' in '${tok}'`;
-    }
+  try {
+    parseLaneSelection(sel);
+    return null;
+  } catch (e) {
+    if (ApiError.is(e)) return e.message;
+    throw e;
   }
-  return null;
 }
 
 /** `g:a0,…,a7` with a_i = lanes[floor(i·N/8)].index, when there are more than 8 lanes. */
@@ -152,11 +118,6 @@ export function shownSelection(shown: readonly { index: number }[]): string {
   return shown.length === 0 ? NOTHING : joinTerms(compactIndices(shown.map((l) => l.index)));
 }
 
-function pyIntOrNull(s: string): number | null {
-  const t = s.trim();
-  return /^[+-]?\d+(?:_\d+)*$/.test(t) ? Number(t.replace(/_/g, "")) : null;
-}
-
 /**
  * Resolve a selection in the browser when every term only needs the lane index
  * (g, gpu, node, every, all) — the common case, saving a round trip before the lanes
@@ -164,37 +125,14 @@ function pyIntOrNull(s: string): number | null {
  * is malformed (the server then answers with its exact message).
  */
 export function resolveLocally<T extends { node: string; gpu: number; index: number }>(sel: string, lanes: readonly T[]): T[] | null {
-  const t = sel.trim();
-  if (t === "" || t === "all") return [...lanes];
-  const keep = new Set<T>();
-  for (const raw of t.split(",")) {
-    const tok = raw.trim();
-    if (tok === "") continue;
-    const colon = tok.indexOf(":");
-    if (colon <= 0) return null;
-    const kind = tok.slice(0, colon);
-    const value = tok.slice(colon + 1);
-    if (value === "") return null;
-    if (kind === "g") {
-      const dash = value.indexOf("-");
-      const a = pyIntOrNull(dash < 0 ? value : value.slice(0, dash));
-      const rest = dash < 0 ? null : value.slice(dash + 1);
-      const b = rest === null || rest === "" ? a : pyIntOrNull(rest);
-      if (a === null || b === null) return null;
-      for (const l of lanes) if (l.index >= a && l.index <= b) keep.add(l);
-    } else if (kind === "gpu") {
-      const c = value.lastIndexOf(":");
-      const g = c <= 0 ? null : pyIntOrNull(value.slice(c + 1));
-      if (g === null) return null;
-      const node = value.slice(0, c);
-      for (const l of lanes) if (l.node === node && l.gpu === g) keep.add(l);
-    } else if (kind === "node") {
-      for (const l of lanes) if (l.node === value) keep.add(l);
-    } else if (kind === "every") {
-      const k = pyIntOrNull(value);
-      if (k === null || k <= 0) return null;
-      for (const l of lanes) if (l.index % k === 0) keep.add(l);
-    } else return null;
+  let terms: LaneTerm[] | null;
+  try {
+    terms = parseLaneSelection(sel);
+  } catch {
+    return null;
   }
-  return lanes.filter((l) => keep.has(l));
+  if (terms === null) return [...lanes];
+  if (terms.some((t) => t.kind === "rank" || t.kind === "engine" || t.kind === "role")) return null;
+  const keys = selectedKeys(terms, lanes);
+  return lanes.filter((l) => keys.has(laneKey(l.node, l.gpu)));
 }
