@@ -8,11 +8,16 @@ export const queryKeys = {
   run: (runId: string) => ["run", runId] as const,
 };
 
+/** Some run not judged yet (state null): the server is judging it now, ask again soon. */
+const unjudged = (d: GetRunsResponse | undefined) => d?.runs.some((r) => r.state == null) ?? false;
+
 export function useRuns(initial: GetRunsResponse) {
   return useQuery({
     queryKey: queryKeys.runs(""),
     queryFn: () => apiJson<GetRunsResponse>("/api/runs"),
     initialData: initial,
-    refetchInterval: 10_000,
+    // A server render without every state is refreshed at once, then every 2 s until all are in.
+    initialDataUpdatedAt: unjudged(initial) ? 0 : undefined,
+    refetchInterval: (q) => (unjudged(q.state.data) ? 2_000 : 10_000),
   });
 }

@@ -8,7 +8,7 @@ import "server-only";
 import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/contracts/errors";
 import type { GetRunsResponse } from "@/lib/contracts/runs";
-import { listRuns } from "@/lib/server/runs/list-runs";
+import { listRunsJudging } from "@/lib/server/runs/list-runs";
 import { getRunOrThrow, resolveRun, type RunContext } from "@/lib/server/runs/context";
 import type { ScannedRun } from "@/lib/server/runs/scan";
 import { requirePageUser, type PageUser } from "@/lib/server/session";
@@ -42,5 +42,5 @@ export async function getPageRunContext(runId: string): Promise<RunContext> {
 /** The run list for a page, after the session check. */
 export async function getPageRuns(next = "/"): Promise<{ user: PageUser; runs: GetRunsResponse }> {
   const user = await requirePageUser(next);
-  return { user, runs: listRuns() };
+  return { user, runs: listRunsJudging() };
 }
