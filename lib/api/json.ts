@@ -60,10 +60,12 @@ export async function jsonSafeStringifyAsync(value: unknown, sliceMs = 8, depth 
     since = performance.now();
   };
   const ARRAY_RUN = 1024;
-  // `plain` is recursive: one walk converts every typed array below, too.
+  // Typed arrays are converted (`plain`) where each piece is written, so the conversion is
+  // sliced too; runs of flat elements (primitives, or objects of primitives — a phase
+  // interval, a table row) go through one native JSON.stringify call per run.
   const write = async (p: unknown, level: number, inArray: boolean): Promise<void> => {
     if (level >= depth || typeof p !== "object" || p === null || ArrayBuffer.isView(p)) {
-      const s = JSON.stringify(p);
+      const s = JSON.stringify(plain(p));
       parts.push(s === undefined ? (inArray ? "null" : "") : s);
       return;
     }
@@ -72,8 +74,8 @@ export async function jsonSafeStringifyAsync(value: unknown, sliceMs = 8, depth 
       for (let i = 0; i < p.length; i += ARRAY_RUN) {
         if (i > 0) parts.push(",");
         const run = p.slice(i, i + ARRAY_RUN);
-        if (level + 1 >= depth || run.every((x) => typeof x !== "object" || x === null)) {
-          parts.push(JSON.stringify(run).slice(1, -1));
+        if (level + 1 >= depth || run.every(isFlat)) {
+          parts.push(JSON.stringify(plain(run)).slice(1, -1));
         } else {
           for (let j = 0; j < run.length; j++) {
             if (j > 0) parts.push(",");
@@ -87,7 +89,7 @@ export async function jsonSafeStringifyAsync(value: unknown, sliceMs = 8, depth 
     }
     const proto = Object.getPrototypeOf(p) as unknown;
     if ((proto !== Object.prototype && proto !== null) || typeof (p as { toJSON?: unknown }).toJSON === "function") {
-      parts.push(JSON.stringify(p));
+      parts.push(JSON.stringify(plain(p)));
       return;
     }
     parts.push("{");
@@ -103,8 +105,21 @@ export async function jsonSafeStringifyAsync(value: unknown, sliceMs = 8, depth 
     }
     parts.push("}");
   };
-  await write(plain(value), 0, false);
+  await write(value, 0, false);
   return parts.join("");
+}
+
+/** A primitive, or a plain object whose values are all primitives. */
+function isFlat(x: unknown): boolean {
+  if (typeof x !== "object" || x === null) return true;
+  if (Array.isArray(x) || ArrayBuffer.isView(x)) return false;
+  const proto = Object.getPrototypeOf(x) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in x) {
+    const v = (x as Record<string, unknown>)[k];
+    if (typeof v === "object" && v !== null) return false;
+  }
+  return true;
 }
 
 /** `jsonResponse` for heavy answers: serialised in slices (`jsonSafeStringifyAsync`). */
