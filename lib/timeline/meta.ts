@@ -28,7 +28,26 @@ export function wandbUrl(args: Record<string, unknown>): string | null {
   return `${base}/${text(team)}/${text(project)}/runs/${text(runId)}`;
 }
 
-export async function getMeta(run: TelemetryRun) {
+/**
+ * `/api/meta` is what every open tab polls. Answers are shared for META_TTL_MS per run
+ * (concurrent calls share one computation): under load its dozen stat/readdir calls would
+ * otherwise queue in libuv's thread pool behind the heavy queries' reads.
+ */
+export const META_TTL_MS = 500;
+const metaMemo = new WeakMap<object, { at: number; answer: Promise<MetaAnswer> }>();
+type MetaAnswer = Awaited<ReturnType<typeof computeMeta>>;
+
+export function getMeta(run: TelemetryRun): Promise<MetaAnswer> {
+  const now = performance.now();
+  const hit = metaMemo.get(run.store);
+  if (hit && now - hit.at < META_TTL_MS) return hit.answer;
+  const answer = computeMeta(run);
+  metaMemo.set(run.store, { at: now, answer });
+  answer.catch(() => metaMemo.delete(run.store));
+  return answer;
+}
+
+async function computeMeta(run: TelemetryRun) {
   const { store, dumps, settings } = run;
   const meta = store.meta();
   const [range, rids, keys, engineKeys, steps, hasTokenizer, dataBuffer, metrics, hasPhases, hasGpu, hasEngine] =
