@@ -284,7 +284,7 @@ export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigur
       }
     }
     inp.log("browser: warm opens and pans done");
-    const overlayUrl = `${server.url}/compare?runs=${inp.overlayRuns.map(encodeURIComponent).join(",")}&view=metrics`;
+    const overlayUrl = `${server.url}/compare?runs=${inp.overlayRuns.map(encodeURIComponent).join(",")}&view=metrics&cat=overlay`;
     const overlayPred = `() => (${DRAWN.overlay.toString()})(${inp.overlayMetrics})`;
     await once(overlayUrl, overlayPred); // the first open reads both runs' metrics into the server
     for (let i = 0; i < inp.repeat; i++) out.overlay.push(await once(overlayUrl, overlayPred));
