@@ -11,6 +11,9 @@ export const E2E = {
   screenshots: process.env.E2E_SCREENSHOTS ?? "test-results/screens",
 };
 
+// cli/e2e.ts (`npm run test:e2e`) makes the runs root and the server; nothing here skips without it.
+if (!E2E.runsRoot || !E2E.dataDir) throw new Error("run the browser suite with `npm run test:e2e` (it sets E2E_RUNS_ROOT and E2E_DATA_DIR)");
+
 const host = new URL(E2E.baseURL).hostname;
 if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(host)) {
   throw new Error(`e2e refuses to run against non-local ${E2E.baseURL}`);

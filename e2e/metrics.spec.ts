@@ -148,7 +148,6 @@ test.describe("Metrics view", () => {
 
 test.describe("Metrics density", () => {
   test("a dense series is drawn as a min/max envelope with a visible mark; gaps stay gaps", async ({ page }) => {
-    test.skip(!E2E.runsRoot, "needs E2E_RUNS_ROOT");
     const name = `dense-${Date.now()}`;
     const dash = path.join(E2E.runsRoot, name, "dashboard");
     fs.mkdirSync(dash, { recursive: true });
@@ -178,7 +177,6 @@ test.describe("Metrics density", () => {
 
 test.describe("Metrics follow mode", () => {
   test("a step appended to the run's files appears without a reload", async ({ page }) => {
-    test.skip(!E2E.runsRoot, "needs E2E_RUNS_ROOT");
     const name = `follow-metrics-${Date.now()}`;
     const dir = path.join(E2E.runsRoot, name);
     fs.cpSync(path.join(E2E.runsRoot, "miles-demo"), dir, { recursive: true });

@@ -182,7 +182,6 @@ test.describe("Compute Utilization view", () => {
   });
 
   test("a run without telemetry says why the view is absent", async ({ page }) => {
-    test.skip(!E2E.runsRoot, "needs E2E_RUNS_ROOT");
     const name = `no-telemetry-${Date.now()}`;
     const dash = path.join(E2E.runsRoot, name, "dashboard");
     fs.mkdirSync(dash, { recursive: true });
@@ -197,7 +196,6 @@ test.describe("Compute Utilization view", () => {
 
 test.describe("Compute Utilization follow mode", () => {
   test("a new step and new GPU samples appear without a reload; typing survives refreshes", async ({ page }) => {
-    test.skip(!E2E.runsRoot, "needs E2E_RUNS_ROOT");
     const name = `follow-timeline-${Date.now()}`;
     const dir = path.join(E2E.runsRoot, name);
     fs.cpSync(path.join(E2E.runsRoot, "miles-demo"), dir, { recursive: true });
@@ -294,7 +292,6 @@ test.describe("Compute Utilization at scale", () => {
   });
 
   test("above 64 lanes: fleet overview and a default of 8 evenly spaced lanes in the URL", async ({ page }) => {
-    test.skip(!E2E.runsRoot, "needs E2E_RUNS_ROOT");
     const name = `fleet-${Date.now()}`;
     const dir = path.join(E2E.runsRoot, name);
     writeBigRun(dir, 1 / 6, 9); // 72 lanes × 10 min
@@ -316,7 +313,6 @@ test.describe("Compute Utilization at scale", () => {
   });
 
   test("32 lanes × 1 h: time to draw and the slowest frame of a 2 s drag-pan", async ({ page }) => {
-    test.skip(!E2E.runsRoot, "needs E2E_RUNS_ROOT");
     const name = `big-${Date.now()}`;
     const dir = path.join(E2E.runsRoot, name);
     writeBigRun(dir, 1);
