@@ -1,11 +1,7 @@
-/** Number and value text of the compare views (same rules as `npm run compare`). */
-export function fmtNum(v: number | null | undefined): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return "—";
-  if (v === 0) return "0";
-  const a = Math.abs(v);
-  if (a >= 1e6 || a < 1e-3) return v.toExponential(3);
-  return String(Number(v.toPrecision(5)));
-}
+/** Number and value text of the compare views: numbers as `npm run compare` prints them (one rule). */
+import { fmtNum } from "@/lib/compare/text";
+
+export { fmtNum };
 
 export function fmtSigned(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return "—";
