@@ -20,6 +20,17 @@ const noHttpInDataLayers = {
   message: "lib data layers do not know HTTP: throw ApiError from @/lib/contracts/errors (lib/api maps it to a response).",
 };
 
+// zod stays out of the browser bundle (it is ~30 KB gzipped): client code imports only the
+// zod-free contract modules as values; the rest (schemas) as types.
+const noZodInClient = [
+  { group: ["zod"], message: "zod stays on the server: validate in the route, type the answer with `import type`.", allowTypeImports: true },
+  {
+    group: ["@/lib/contracts/*", "!@/lib/contracts/limits", "!@/lib/contracts/lanes", "!@/lib/contracts/errors", "!@/lib/contracts/binary", "!@/lib/contracts/metrics-frame", "!@/lib/contracts/run-inputs"],
+    message: "This contract module defines zod schemas: import its types with `import type`, or move the constant the browser needs into a zod-free module (limits, lanes, errors, binary, metrics-frame, run-inputs).",
+    allowTypeImports: true,
+  },
+];
+
 const noViewportPrefetch = [
   {
     name: "next/link",
@@ -42,6 +53,8 @@ export default tseslint.config(
       ...reactHooks.configs["recommended-latest"].rules,
       "react-hooks/exhaustive-deps": "error",
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      // `import { type X } from "m"` still loads m under verbatimModuleSyntax (it kept zod in the browser bundle)
+      "@typescript-eslint/no-import-type-side-effects": "error",
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/require-await": "off",
@@ -55,12 +68,14 @@ export default tseslint.config(
   {
     // Client code: components and lib/client must not import server-side layers.
     files: ["components/**/*.{ts,tsx}", "lib/client/**/*.ts", "lib/charts/**/*.ts"],
+    // tests run in Node (they may start servers and parse with the schemas)
+    ignores: ["**/*.test.ts", "**/*.test.tsx"],
     rules: {
       "no-restricted-imports": [
         "error",
         {
           // Server actions (lib/actions, "use server") are the sanctioned way in from the client.
-          patterns: serverOnly,
+          patterns: [...serverOnly, ...noZodInClient],
           paths: noViewportPrefetch,
         },
       ],

@@ -1,10 +1,18 @@
 /**
- * Next's once-per-server-process hook: starts the alert loop when `serve --alert-webhook`
- * named webhooks (docs/api.md 9.5.5). Node runtime only; nothing else starts here.
+ * Next's once-per-server-process hook (Node runtime only): starts the alert loop when
+ * `serve --alert-webhook` named webhooks (docs/api.md 9.5.5), and warms the server
+ * (lib/server/warmup.ts): the API routes' modules, the database, the run registry and the
+ * newest runs' stores, so the first request after a start does not pay for them (#20).
+ *
+ * Next 16 accepts connections before it calls this hook and holds requests until it
+ * returns, so the warm-up is awaited — a request that raced a background warm-up would wait
+ * for whatever module load is running (measured: the first `/api/meta` 125–320 ms that way,
+ * 30–55 ms awaited). It is bounded: after WARMUP_AWAIT_MS the hook returns and the rest
+ * continues in the background. RLBOARD_WARMUP=0 turns it off.
  */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { ensureAlertLoop } = await import("@/lib/server/alerts");
-    ensureAlertLoop();
-  }
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const [{ ensureAlertLoop }, warmup] = await Promise.all([import("@/lib/server/alerts"), import("@/lib/server/warmup")]);
+  ensureAlertLoop();
+  if (warmup.warmUpEnabled()) await warmup.warmUp();
 }

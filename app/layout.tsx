@@ -7,6 +7,8 @@ export const metadata: Metadata = {
   description: "RL post-training runs: metrics, GPU timeline, rollouts, samples and tokens",
   // A private lab tool: no page should be indexed (public/robots.txt says the same).
   robots: { index: false, follow: false },
+  // public/favicon.ico, served without a session (proxy.ts matcher)
+  icons: { icon: "/favicon.ico" },
 };
 
 // Applies the saved theme before first paint so dark-mode users never see a white flash.

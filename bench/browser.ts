@@ -15,11 +15,13 @@
  *    work they trigger) and of the frame itself (first rAF callback → a message posted
  *    from it, i.e. rAF callbacks + style + layout + paint). Long-animation-frame entries
  *    (≥ 50 ms) are a cross-check: a frame they report counts with its full duration.
+ *  - Metrics page with 200 metrics: navigation → every chart on the first screen drawn
+ *    (cards off screen are stamped `data-painted="deferred"`, docs/charts.md §7), then the
+ *    slowest frame of a scroll to the bottom (wheel steps every ~16 ms, the same probe).
  *
  * Bounded: every wait has a timeout; the server listens on 127.0.0.1 only.
  */
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
@@ -28,6 +30,7 @@ import { addUser, randomPasswordForTests } from "@/lib/testing/users";
 import { ensureChromium } from "@/cli/debian-tools";
 import { buildIsStale, removeBuild } from "@/cli/build-freshness";
 import { buildIfNeeded, serverEnvVars, startNextServer, type RunningServer } from "@/cli/server-process";
+import { freePort } from "@/lib/testing/net";
 
 export interface BrowserBenchInput {
   /** Folder holding the bench runs (`fleet-8h/`, `dumps/`): the server's runs root. */
@@ -39,6 +42,10 @@ export interface BrowserBenchInput {
   /** The two overlay runs (bench/overlay-data.ts), compared on /compare?view=metrics. */
   overlayRuns: readonly string[];
   overlayMetrics: number;
+  /** The 200-metric run (bench/metrics-200.ts) and its category. */
+  wideRun: string;
+  wideCategory: string;
+  wideMetrics: number;
   repeat: number;
   log: (s: string) => void;
 }
@@ -59,6 +66,8 @@ export interface BrowserFigures {
   tokensFresh: number[];
   tokens: number[];
   overlay: number[];
+  wide: number[];
+  wideScrolls: PanFigures[];
 }
 
 const VIEWPORT = { width: 1440, height: 900 };
@@ -87,11 +96,24 @@ const DRAWN = {
     for (const c of canvases) if (c.dataset.painted !== "data") return false;
     return root.querySelectorAll("tbody tr:not(.dt-pad)").length > 0;
   },
-  overlay: (charts: number) => {
-    const cards = document.querySelectorAll('[data-testid="overlay-card"]');
+  /**
+   * Every card is there; each one on screen shows its data; the ones off screen are
+   * deferred (docs/charts.md §7) or drawn. At least one card must be on screen.
+   */
+  cards: (testId: string, charts: number) => {
+    const cards = document.querySelectorAll(`[data-testid="${testId}"]`);
     if (cards.length !== charts) return false;
-    for (const c of cards) if (c.querySelector("canvas")?.getAttribute("data-painted") !== "data") return false;
-    return true;
+    let shown = 0;
+    for (const c of cards) {
+      const r = c.getBoundingClientRect();
+      const onScreen = r.bottom > 0 && r.top < window.innerHeight;
+      const painted = c.querySelector("canvas")?.getAttribute("data-painted");
+      if (onScreen) {
+        if (painted !== "data") return false;
+        shown++;
+      } else if (painted !== "deferred" && painted !== "data") return false;
+    }
+    return shown > 0;
   },
   tokens: () => {
     const strip = document.querySelector('[data-testid="token-strip"]');
@@ -154,17 +176,6 @@ const FRAME_PROBE = `(() => {
   };
 })()`;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      const port = typeof a === "object" && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Navigate and return navigation → drawn in ms (page clock). */
 async function timeDrawn(ctx: BrowserContext, url: string, predicate: string): Promise<{ ms: number; page: Page }> {
@@ -177,6 +188,26 @@ async function timeDrawn(ctx: BrowserContext, url: string, predicate: string): P
   const ms = Number(await handle.jsonValue());
   if (page.url().includes("/login")) throw new Error(`${url} redirected to the login page`);
   return { ms, page };
+}
+
+/** Scroll the page to the bottom in wheel steps (~16 ms apart) under the frame probe. */
+async function scrollFrames(page: Page): Promise<PanFigures> {
+  await page.mouse.move(VIEWPORT.width / 2, VIEWPORT.height / 2);
+  await page.evaluate(FRAME_PROBE);
+  for (let i = 0; i < 400; i++) {
+    await page.mouse.wheel(0, 120);
+    await new Promise((r) => setTimeout(r, 16));
+    if (i % 20 === 19 && (await page.evaluate("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2"))) break;
+  }
+  await page.evaluate("new Promise((r) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(r)), 300))");
+  const out = await page.evaluate<{ work: number[]; loaf: number[] }>("window.__frames.stop()");
+  const frames = [...out.work].sort((a, c) => a - c);
+  return {
+    slowestMs: Math.max(frames.at(-1) ?? NaN, ...out.loaf),
+    p95Ms: frames[Math.min(frames.length - 1, Math.floor(frames.length * 0.95))] ?? NaN,
+    frames: frames.length,
+    longFrames: out.loaf.length,
+  };
 }
 
 async function pan(page: Page): Promise<PanFigures> {
@@ -227,7 +258,7 @@ export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigur
   const start = () => startNextServer({ port, host: "127.0.0.1", quiet: true, env, timeoutMs: 90_000 });
   let server: RunningServer | null = null;
   let browser: Browser | null = null;
-  const out: BrowserFigures = { timelineFresh: [], timeline: [], pans: [], stepFresh: [], step: [], tokensFresh: [], tokens: [], overlay: [] };
+  const out: BrowserFigures = { timelineFresh: [], timeline: [], pans: [], stepFresh: [], step: [], tokensFresh: [], tokens: [], overlay: [], wide: [], wideScrolls: [] };
   try {
     server = await start();
     browser = await chromium.launch({ executablePath: exe, headless: true, args: ["--no-sandbox"] });
@@ -285,10 +316,15 @@ export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigur
     }
     inp.log("browser: warm opens and pans done");
     const overlayUrl = `${server.url}/compare?runs=${inp.overlayRuns.map(encodeURIComponent).join(",")}&view=metrics&cat=overlay`;
-    const overlayPred = `() => (${DRAWN.overlay.toString()})(${inp.overlayMetrics})`;
+    const overlayPred = `() => (${DRAWN.cards.toString()})("overlay-card", ${inp.overlayMetrics})`;
     await once(overlayUrl, overlayPred); // the first open reads both runs' metrics into the server
     for (let i = 0; i < inp.repeat; i++) out.overlay.push(await once(overlayUrl, overlayPred));
     inp.log("browser: compare overlay done");
+    const wideUrl = `${server.url}/runs/${encodeURIComponent(inp.wideRun)}/metrics?cat=${encodeURIComponent(inp.wideCategory)}`;
+    const widePred = `() => (${DRAWN.cards.toString()})("metric-card", ${inp.wideMetrics})`;
+    await once(wideUrl, widePred); // the first open reads the run's metrics into the server
+    for (let i = 0; i < inp.repeat; i++) out.wide.push(await once(wideUrl, widePred, async (p) => void out.wideScrolls.push(await scrollFrames(p))));
+    inp.log("browser: 200-metric page done");
   } finally {
     await browser?.close();
     await server?.stop();

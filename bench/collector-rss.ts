@@ -44,6 +44,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./stats";
 
 export interface MeasureCollectorOptions {
   /** Target ingest rate (records/s). Default 50 000. */
@@ -101,10 +102,6 @@ function rss(pid: number): { rss: number; hwm: number } {
   return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
 type Stream = "engine" | "gpu" | "phases";

@@ -13,6 +13,7 @@ import path from "node:path";
 import { compareRuns, type CompareRun } from "@/lib/compare/report";
 import { openDumpReader } from "@/lib/store/dumps";
 import { openMetricStore } from "@/lib/store/telemetry";
+import { median } from "./stats";
 
 interface Task {
   runs: string[];
@@ -26,11 +27,6 @@ export interface CompareBench {
   kpis: number;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function child(task: Task): Promise<CompareBench> {
   const runs: CompareRun[] = task.runs.map((dir, i) => ({

@@ -61,11 +61,25 @@ export async function ensureBenchData(dataDir: string, log: (s: string) => void,
   fs.mkdirSync(root, { recursive: true });
   log(`generating the bench data in ${root} (once; cached until the generator changes)…`);
   const t = performance.now();
+  await writeBenchFleet(fleetDir, { name: "fleet-8h", hours: BENCH_HOURS }, log);
+  const longSample = await writeDumpRun(dumpsDir);
+  fs.writeFileSync(stampFile, JSON.stringify({ version: BENCH_DATA_VERSION, longSample } satisfies Stamp));
+  log(`  done in ${((performance.now() - t) / 1000).toFixed(0)} s (${(dirBytes(root) / 1048576).toFixed(0)} MB)`);
+  return { root, fleetDir, dumpsDir, storeCacheDir, longSample, generated: true };
+}
+
+/**
+ * The bench's fleet run (64 GPUs unless `nodes` says otherwise; a stall at the end),
+ * logging its progress every 10 % — the 8 h run here and the scale runs of bench/scale.ts.
+ */
+export async function writeBenchFleet(dir: string, o: { name: string; hours: number; nodes?: number }, log: (s: string) => void): Promise<void> {
+  const t = performance.now();
   let last = -1;
-  await writeFleetRun(fleetDir, {
-    name: "bench-fleet-8h",
+  await writeFleetRun(dir, {
+    name: `bench-${o.name}`,
     endTs: BENCH_END_TS,
-    hours: BENCH_HOURS,
+    hours: o.hours,
+    nodes: o.nodes,
     seed: 4242,
     scrapeIntervalS: 2,
     metrics: FLEET_METRICS_FULL,
@@ -74,14 +88,10 @@ export async function ensureBenchData(dataDir: string, log: (s: string) => void,
       const pct = Math.floor(f * 10) * 10;
       if (pct !== last) {
         last = pct;
-        log(`  fleet-8h: ${pct}% (${((performance.now() - t) / 1000).toFixed(0)} s)`);
+        log(`  ${o.name}: ${pct}% (${((performance.now() - t) / 1000).toFixed(0)} s)`);
       }
     },
   });
-  const longSample = await writeDumpRun(dumpsDir);
-  fs.writeFileSync(stampFile, JSON.stringify({ version: BENCH_DATA_VERSION, longSample } satisfies Stamp));
-  log(`  done in ${((performance.now() - t) / 1000).toFixed(0)} s (${du(root)})`);
-  return { root, fleetDir, dumpsDir, storeCacheDir, longSample, generated: true };
 }
 
 async function writeDumpRun(dir: string): Promise<number> {
@@ -107,8 +117,8 @@ async function writeDumpRun(dir: string): Promise<number> {
   }
   const writtenAt = BENCH_END_TS - 600;
   await writeLifecycle(dir, samples, writtenAt - 900);
-  await writeRolloutDump({ runDir: dir, rid: DUMP_RID, evaluation: false, samples, writtenAt, mirror: true, sidecar: true });
-  await writeTrainDumps(rng.fork("train"), { runDir: dir, rid: DUMP_RID, samples, layout: { dp: 4, tp: 2 }, writtenAt: writtenAt + 5 });
+  await writeRolloutDump({ runDir: dir, rolloutId: DUMP_RID, evaluation: false, samples, writtenAt, mirror: true, sidecar: true });
+  await writeTrainDumps(rng.fork("train"), { runDir: dir, rolloutId: DUMP_RID, samples, layout: { dp: 4, tp: 2 }, writtenAt: writtenAt + 5 });
   return longSample;
 }
 
@@ -145,7 +155,8 @@ async function writeLifecycle(dir: string, samples: readonly DemoSample[], r0: n
   await writer.close();
 }
 
-function du(dir: string): string {
+/** Bytes under `dir` (files, recursively). */
+export function dirBytes(dir: string): number {
   let bytes = 0;
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
@@ -155,5 +166,5 @@ function du(dir: string): string {
     }
   };
   walk(dir);
-  return `${(bytes / 1048576).toFixed(0)} MB`;
+  return bytes;
 }

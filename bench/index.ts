@@ -19,10 +19,17 @@ import { benchBrowser } from "./browser";
 import { benchCompare } from "./compare";
 import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
 import { measureCollector } from "@/bench/collector-rss";
+import { buildIsStale, removeBuild } from "@/cli/build-freshness";
+import { buildIfNeeded } from "@/cli/server-process";
+import { benchDrift } from "./drift";
+import { benchExport, EXPORT_TARGETS } from "./export";
+import { benchHttp, httpQueries, httpTarget } from "./http";
 import { benchIngest } from "./ingest";
 import { benchLoad, percentile } from "./load";
 import { ensureOverlayRuns, OVERLAY_METRICS, OVERLAY_RUNS, OVERLAY_STEPS } from "./overlay-data";
+import { ensureWideRun, WIDE_CATEGORY, WIDE_METRICS, WIDE_RUN, WIDE_STEPS } from "./metrics-200";
 import { QUERIES, type ProbeTask, type QueryName } from "./probe";
+import { median } from "./stats";
 
 const APP_ROOT = path.resolve(import.meta.dirname, "..");
 const WINDOW_S = 4 * 3600;
@@ -70,11 +77,6 @@ function add(section: string, name: string, value: number, unit: string, target:
 
 const fmt = (v: number, d: number) => (Number.isFinite(v) ? v.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : String(v));
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** What bench/probe.ts prints; each task fills its own subset. */
 interface ProbeResult {
@@ -120,11 +122,14 @@ async function main(): Promise<void> {
     "only-browser": { type: "boolean", default: false },
     "skip-load": { type: "boolean", default: false },
     "only-load": { type: "boolean", default: false },
+    "skip-http": { type: "boolean", default: false },
+    "skip-export": { type: "boolean", default: false },
+    "only-http": { type: "boolean", default: false },
     json: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
-    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-browser] [--only-browser] [--skip-load] [--only-load] [--json FILE]\n");
+    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-browser] [--only-browser] [--skip-load] [--only-load] [--skip-http] [--only-http] [--skip-export] [--json FILE]\n");
     return;
   }
   const repeat = Math.max(1, Math.min(20, Number(values.repeat) || 5));
@@ -141,10 +146,15 @@ async function main(): Promise<void> {
   log(`run: ${lanes} lanes, ${((range[1] - range[0]) / 3600).toFixed(1)} h; window [t1 − 4 h, t1]; N = ${repeat}`);
   if (values["only-load"]) {
     await loadRows(data, dataDir, t0, t1);
+  } else if (values["only-http"]) {
+    await httpRows(data, t0, t1, repeat);
   } else {
     if (!values["only-browser"]) await benchReadSide(data, t0, t1, repeat, !values["skip-ingest"]);
     if (!values["only-browser"]) await compareRows(data, repeat);
+    if (!values["only-browser"]) await driftRows(data, repeat);
+    if (!values["only-browser"] && !values["skip-export"]) await exportRows(data);
     if (!values["only-browser"] && !values["skip-load"]) await loadRows(data, dataDir, t0, t1);
+    if (!values["only-browser"] && !values["skip-http"]) await httpRows(data, t0, t1, repeat);
     if (!values["skip-browser"]) await browserRows(data, repeat);
   }
 
@@ -209,12 +219,12 @@ async function benchReadSide(data: BenchData, t0: number, t1: number, repeat: nu
   try {
     for (let i = 0; i < dumpRuns; i++) {
       const dir = path.join(cacheRoot, `u${i}`);
-      const r = await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: dir, op: "summary", rid: DUMP_RID, sample: 0, repeat: i === 0 ? repeat : 0 });
+      const r = await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: dir, op: "summary", rolloutId: DUMP_RID, sample: 0, repeat: i === 0 ? repeat : 0 });
       uncached.push(r.first);
       if (i === 0) warmSummary = Number(r.warm);
     }
     for (let i = 0; i < dumpRuns; i++) {
-      cachedDisk.push((await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: path.join(cacheRoot, "u0"), op: "summary", rid: DUMP_RID, sample: 0, repeat: 0 })).first);
+      cachedDisk.push((await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: path.join(cacheRoot, "u0"), op: "summary", rolloutId: DUMP_RID, sample: 0, repeat: 0 })).first);
     }
     add("dumps", `summary, ${DUMP_SAMPLES} samples, uncached (fresh process)`, median(uncached), "ms", 1000);
     add("dumps", "summary, cached on disk (fresh process)", median(cachedDisk), "ms", 1000);
@@ -222,7 +232,7 @@ async function benchReadSide(data: BenchData, t0: number, t1: number, repeat: nu
     const tok: number[] = [];
     let tokWarm = NaN;
     for (let i = 0; i < dumpRuns; i++) {
-      const r = await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: path.join(cacheRoot, "t"), op: "tokens", rid: DUMP_RID, sample: data.longSample, repeat: i === 0 ? repeat : 0 });
+      const r = await probe({ kind: "dumps", dir: data.dumpsDir, cacheDir: path.join(cacheRoot, "t"), op: "tokens", rolloutId: DUMP_RID, sample: data.longSample, repeat: i === 0 ? repeat : 0 });
       tok.push(r.first);
       if (i === 0) tokWarm = Number(r.warm);
     }
@@ -295,10 +305,56 @@ async function loadRows(data: BenchData, dataDir: string, t0: number, t1: number
   log("load done");
 }
 
+/** The drift explorer over the 512-sample step (bench/drift.ts). */
+async function driftRows(data: BenchData, repeat: number): Promise<void> {
+  const d = await benchDrift(data.dumpsDir, DUMP_RID, Math.max(3, repeat));
+  const n = `${d.samples} samples, ${fmt(d.tokens, 0)} tokens`;
+  add("dumps", `drift by position (${n}), uncached`, d.uncachedMs, "ms", 500);
+  add("dumps", "drift, cached on disk (fresh reader)", d.diskCachedMs, "ms", 50, "le", 1);
+  add("dumps", "drift, in memory (same reader)", d.cachedMs, "ms", 50, "le", 1);
+  log("drift done");
+}
+
+/** `npm run export` of the 64-GPU × 8 h run with two 512-sample steps, opened from file:// (bench/export.ts). */
+async function exportRows(data: BenchData): Promise<void> {
+  const e = await benchExport(data, log);
+  const T = EXPORT_TARGETS;
+  add("export", "report.html size", e.htmlMb, "MB", T.htmlMb, "le", 1);
+  add("export", `export wall, first (cold reader caches; load ${fmt(e.load, 1)})`, e.exportS, "s", T.exportS, "le", 1);
+  add("export", "export wall, second (caches of the first)", e.warmExportS, "s", T.exportS, "le", 1);
+  add("export", "export peak RSS", e.rssMb, "MB", T.rssMb);
+  add("export", "report opened from file://: interactive", e.interactiveS, "s", T.interactiveS, "le", 2);
+  log("export done");
+}
+
+const range = (xs: number[], d = 0) => (xs.length > 1 ? ` [${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)}]` : "");
+
+/** The production server over HTTP: first request after a start and warm, per query (bench/http.ts). */
+async function httpRows(data: BenchData, t0: number, t1: number, repeat: number): Promise<void> {
+  if (buildIsStale()) removeBuild();
+  await buildIfNeeded(log);
+  const queries = httpQueries({ fleetRun: path.basename(data.fleetDir), dumpRun: path.basename(data.dumpsDir), t0, t1 });
+  const rounds = Math.min(repeat, 5);
+  const h = await benchHttp({ runsRoot: data.root, queries, rounds, log });
+  for (const kind of ["cold", "warm"] as const) {
+    const S = kind === "cold" ? "served, first request after a server start" : "served, warm";
+    for (const q of queries) {
+      const xs = h[kind][q.name]!;
+      add(S, `${q.name} (py ${q.py[kind]} ms)${range(xs, 1)}`, median(xs), "ms", httpTarget(q, kind), "le", 1);
+    }
+  }
+  add("served, warm", `server RSS after the probe (py 666 MB)${range(h.rssMb)}`, median(h.rssMb), "MB", 330);
+  log("http done");
+}
+
 /** Navigation → drawn in Chromium, and the slowest frame of a drag-pan (bench/browser.ts). */
 async function browserRows(data: BenchData, repeat: number): Promise<void> {
   await ensureOverlayRuns(data.root, log);
+  await ensureWideRun(data.root, log);
   const b = await benchBrowser({
+    wideRun: WIDE_RUN,
+    wideCategory: WIDE_CATEGORY,
+    wideMetrics: WIDE_METRICS,
     runsRoot: data.root,
     fleetRun: path.basename(data.fleetDir),
     dumpRun: path.basename(data.dumpsDir),
@@ -327,10 +383,13 @@ async function browserRows(data: BenchData, repeat: number): Promise<void> {
   add(S, "tokens tab, 8k-token sample: navigation → drawn", median(b.tokens), "ms", 1000);
   add(S, "  same, first open after a server restart", median(b.tokensFresh), "ms", 1000);
   add(S, `compare overlay, 2 runs × ${OVERLAY_METRICS} metrics × ${OVERLAY_STEPS / 1000}k steps: navigation → drawn`, median(b.overlay), "ms", 1000);
+  add(S, `Metrics page, ${WIDE_METRICS} metrics × ${WIDE_STEPS / 1000}k steps: navigation → first screen drawn`, median(b.wide), "ms", 1000);
+  add(S, "  scrolling it to the bottom: slowest frame (median of scrolls)", median(b.wideScrolls.map((p) => p.slowestMs)), "ms", 16, "le", 1);
+  add(S, "    95th percentile frame", median(b.wideScrolls.map((p) => p.p95Ms)), "ms", null, "le", 1);
   const range = (xs: number[]) => `${fmt(Math.min(...xs), 0)}–${fmt(Math.max(...xs), 0)}`;
   rows.push({
     section: S,
-    name: `  (each navigation, ms: timeline ${range(b.timeline)} / ${range(b.timelineFresh)} after restart; step ${range(b.step)} / ${range(b.stepFresh)}; tokens ${range(b.tokens)} / ${range(b.tokensFresh)}; overlay ${range(b.overlay)})`,
+    name: `  (each navigation, ms: timeline ${range(b.timeline)} / ${range(b.timelineFresh)} after restart; step ${range(b.step)} / ${range(b.stepFresh)}; tokens ${range(b.tokens)} / ${range(b.tokensFresh)}; overlay ${range(b.overlay)}; 200 metrics ${range(b.wide)})`,
     value: "",
     target: "",
     ok: null,

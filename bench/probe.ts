@@ -13,6 +13,7 @@ import { GetEngineSeriesQuery, GetFleetQuery, GetGpuQuery, GetHeatmapQuery, GetP
 import { openDumpReader } from "@/lib/store/dumps";
 import { openMetricStore, type MetricStore } from "@/lib/store/telemetry";
 import { getEngineSeries, getFleet, getGpu, getHeatmapFrame, getPhases } from "@/lib/timeline/api";
+import { median } from "./stats";
 
 export const QUERIES = ["phases", "gpu32", "fleet", "heatmap_util", "advisory"] as const;
 export type QueryName = (typeof QUERIES)[number];
@@ -22,7 +23,7 @@ export type ProbeTask =
   | { kind: "warm"; run: string; cacheDir: string | null; t0: number; t1: number; repeat: number }
   | { kind: "prime"; run: string; cacheDir: string }
   | { kind: "ready"; run: string; cacheDir: string | null }
-  | { kind: "dumps"; dir: string; cacheDir: string; op: "summary" | "tokens"; rid: number; sample: number; repeat: number };
+  | { kind: "dumps"; dir: string; cacheDir: string; op: "summary" | "tokens"; rolloutId: number; sample: number; repeat: number };
 
 const bootMs = performance.now();
 
@@ -47,11 +48,6 @@ export async function runQuery(store: MetricStore, run: string, q: QueryName, t0
   }
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** Bytes and rows of the gpu_util / engine_series column blocks resident for a window. */
 async function residentColumns(store: MetricStore, run: string, t0: number, t1: number) {
@@ -134,8 +130,8 @@ async function main(task: ProbeTask): Promise<Record<string, unknown>> {
       const reader = openDumpReader(task.dir, { cacheDir: path.join(task.cacheDir, "dumps") });
       const once = async () => {
         const t = performance.now();
-        if (task.op === "summary") await reader.summary(task.rid, false);
-        else await reader.tokens(task.rid, task.sample, { start: 0, end: null });
+        if (task.op === "summary") await reader.summary(task.rolloutId, false);
+        else await reader.tokens(task.rolloutId, task.sample, { start: 0, end: null });
         return performance.now() - t;
       };
       const first = await once();

@@ -4,8 +4,9 @@
  * build) and Prometheus + promtool for the collector's integration test. Missing: install
  * them when we are root with apt, else stop with the one command to run.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { CliError } from "./common";
 
 interface DebianTool {
@@ -41,4 +42,74 @@ export function ensureChromium(): string {
 
 export function ensurePrometheus(): string {
   return ensureDebianTool({ paths: ["/usr/bin/prometheus", "/usr/bin/promtool"], pkg: "prometheus", purpose: "the collector's Prometheus integration test" });
+}
+
+export interface PrometheusJob {
+  name: string;
+  /** host:port */
+  targets: string[];
+  metricsPath?: string;
+  /** static labels added to every series of the job */
+  labels?: Record<string, string>;
+}
+
+export interface RunningPrometheus {
+  url: string;
+  /** what it printed so far (for a failing test's message) */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Debian's Prometheus on a free 127.0.0.1 port, scraping `jobs` every `intervalS`, its
+ * config and TSDB under `dir`; resolves once `/-/ready` answers 200. For the integration
+ * tests (real Prometheus, never a fake).
+ */
+export async function startPrometheus(opts: { dir: string; jobs: PrometheusJob[]; intervalS?: number; port: number; readyTimeoutMs?: number }): Promise<RunningPrometheus> {
+  const bin = ensurePrometheus();
+  const interval = `${opts.intervalS ?? 1}s`;
+  const yaml = [
+    "global:",
+    `  scrape_interval: ${interval}`,
+    `  scrape_timeout: ${interval}`,
+    `  evaluation_interval: ${interval}`,
+    "scrape_configs:",
+    ...opts.jobs.flatMap((j) => [
+      `  - job_name: ${JSON.stringify(j.name)}`,
+      ...(j.metricsPath ? [`    metrics_path: ${JSON.stringify(j.metricsPath)}`] : []),
+      "    static_configs:",
+      `      - targets: ${JSON.stringify(j.targets)}`,
+      ...(j.labels ? [`        labels: ${JSON.stringify(j.labels)}`] : []),
+    ]),
+    "",
+  ].join("\n");
+  fs.mkdirSync(opts.dir, { recursive: true });
+  const config = path.join(opts.dir, "prometheus.yml");
+  fs.writeFileSync(config, yaml);
+  const url = `http://127.0.0.1:${opts.port}`;
+  const child = spawn(bin, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(opts.dir, "tsdb")}`, `--web.listen-address=127.0.0.1:${opts.port}`, "--log.level=warn"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout.on("data", (d: Buffer) => (log += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (log += d.toString()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("close", r));
+    child.kill("SIGTERM");
+    const killer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(killer);
+  };
+  const end = Date.now() + (opts.readyTimeoutMs ?? 30_000);
+  for (;;) {
+    const ready = await fetch(`${url}/-/ready`).then((r) => r.status === 200, () => false);
+    if (ready) break;
+    if (child.exitCode !== null || Date.now() > end) {
+      await stop();
+      throw new Error(`prometheus did not become ready on ${url}${child.exitCode !== null ? ` (exited ${child.exitCode})` : ""}\n${log.slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url, log: () => log, stop };
 }

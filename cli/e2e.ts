@@ -13,7 +13,7 @@ import path from "node:path";
 import { openDatabase } from "@/lib/server/db";
 import { addUser, createToken, randomPasswordForTests } from "@/lib/testing/users";
 import { generateDemoRuns } from "@/lib/demo/generate";
-import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
+import { MILES_DEMO_RUN, SLIME_DEBUG_FIXTURES } from "@/lib/testing/fixtures";
 import { ensureChromium } from "./debian-tools";
 import { buildIsStale, removeBuild } from "./build-freshness";
 import { CliError, fail } from "./common";
@@ -32,6 +32,10 @@ async function main(): Promise<void> {
   const dest = path.join(runsRoot, "miles-demo");
   fs.cpSync(MILES_DEMO_RUN, dest, { recursive: true });
   ageTree(dest, new Date("2026-01-01T00:00:00Z"));
+  // A run written by slime's own rollout path (traces, PD breakdown; e2e/slime.spec.ts).
+  const slime = path.join(runsRoot, "slime-pd");
+  fs.cpSync(path.join(SLIME_DEBUG_FIXTURES, "with-pd"), slime, { recursive: true });
+  ageTree(slime, new Date("2026-01-01T00:00:00Z"));
 
   const db = openDatabase(dataDir);
   const password = randomPasswordForTests();

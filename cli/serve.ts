@@ -2,13 +2,15 @@
  * `npm run serve -- --dump-details DIR | --runs-root DIR [--runs-root DIR…]
  *   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow] [--tensor-lru 2]
  *   [--low-mfu-threshold 0.15] [--use-utilization-overview] [--trust-proxy] [--public-url URL]
- *   [--run-logs RUN_ID=GLOB…] [--alert-webhook URL…]`
+ *   [--run-logs RUN_ID=GLOB…] [--alert-webhook URL…]
+ *   [--prometheus URL [--prometheus-run RUN_ID=SELECTOR…]]`
  * Validates everything before starting, so a typo is one clear line and a non-zero exit.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { openDatabase } from "@/lib/server/db";
 import { ensureFirstAdmin } from "@/lib/server/auth/users";
+import { parseSelectorArg } from "@/lib/prometheus/selector";
 import { CliError, fail, parseCli, resolveDataDir } from "./common";
 import { buildIfNeeded, checkPortFree, parsePublicUrl, serverEnvVars, startNextServer } from "./server-process";
 
@@ -16,7 +18,8 @@ const HELP = `usage: npm run serve -- (--dump-details DIR | --runs-root DIR [--r
   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow]
   [--tensor-lru 2] [--low-mfu-threshold 0.15] [--use-utilization-overview]
   [--trust-proxy] [--public-url https://dash.lab.example]   (behind a reverse proxy: docs/deploy.md)
-  [--run-logs RUN_ID=GLOB ...] [--alert-webhook URL ...]   (run health: docs/api.md 9.5)`;
+  [--run-logs RUN_ID=GLOB ...] [--alert-webhook URL ...]   (run health: docs/api.md 9.5)
+  [--prometheus URL [--prometheus-run RUN_ID=SELECTOR ...]]   (engine series from Prometheus: docs/collector.md)`;
 
 function requireDir(flag: string, dir: string): string {
   const abs = path.resolve(dir);
@@ -57,6 +60,37 @@ export function healthEnvVars(runLogs: readonly string[], webhooks: readonly str
   return env;
 }
 
+/**
+ * `--prometheus URL` and `--prometheus-run RUN_ID=SELECTOR` (docs/collector.md "Serving
+ * metrics from Prometheus") → the server's env; every selector is parsed here, so a typo
+ * stops the start with one line.
+ */
+export function prometheusEnvVars(url: string | undefined, runs: readonly string[]): Record<string, string> {
+  if (url === undefined) {
+    if (runs.length) throw new CliError("--prometheus-run needs --prometheus URL (the Prometheus that holds the series)");
+    return {};
+  }
+  let ok = false;
+  try {
+    ok = /^https?:$/.test(new URL(url).protocol) && !/\s/.test(url);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new CliError(`--prometheus must be an http(s) URL such as http://127.0.0.1:9090, got '${url}'`);
+  for (const r of runs) {
+    const i = r.indexOf("=");
+    if (i <= 0 || r.includes("\n")) throw new CliError(`--prometheus-run must be RUN_ID=SELECTOR (ids as GET /api/runs lists them), got '${r}'`);
+    try {
+      parseSelectorArg(r.slice(i + 1));
+    } catch (err) {
+      throw new CliError(`--prometheus-run ${r}: ${(err as Error).message}`);
+    }
+  }
+  const env: Record<string, string> = { RLBOARD_PROMETHEUS_URL: url };
+  if (runs.length) env.RLBOARD_PROMETHEUS_RUNS = runs.join("\n");
+  return env;
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const { values } = parseCli(argv, {
     "dump-details": { type: "string" },
@@ -72,6 +106,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     "public-url": { type: "string" },
     "run-logs": { type: "string", multiple: true },
     "alert-webhook": { type: "string", multiple: true },
+    prometheus: { type: "string" },
+    "prometheus-run": { type: "string", multiple: true },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
@@ -94,6 +130,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const publicUrl = rawPublicUrl ? parsePublicUrl(rawPublicUrl, values["public-url"] ? "--public-url" : "AUTH_URL") : undefined;
     const trustProxy = values["trust-proxy"] || /^(1|true|yes|on)$/i.test(process.env.RLBOARD_TRUST_PROXY ?? "");
     const healthEnv = healthEnvVars(values["run-logs"] ?? [], values["alert-webhook"] ?? []);
+    const promEnv = prometheusEnvVars(values.prometheus, values["prometheus-run"] ?? []);
     const dataDir = resolveDataDir(values["data-dir"]);
     try {
       fs.mkdirSync(dataDir, { recursive: true });
@@ -119,6 +156,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       host,
       env: {
         ...healthEnv,
+        ...promEnv,
         ...serverEnvVars({
           dataDir,
           dumpDetails,
@@ -134,6 +172,13 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     });
     const what = dumpDetails ? `run ${dumpDetails}` : `runs under ${runsRoots.join(", ")}`;
     process.stdout.write(`rlboard: serving ${what} at ${server.url} (data dir ${dataDir})\n`);
+    if (promEnv.RLBOARD_PROMETHEUS_URL) {
+      const n = values["prometheus-run"]?.length ?? 0;
+      process.stdout.write(
+        `rlboard: engine series from Prometheus at ${promEnv.RLBOARD_PROMETHEUS_URL} for runs with a selector ` +
+          `(${n ? `${n} from --prometheus-run, ` : ""}others from dashboard/prometheus.json)\n`,
+      );
+    }
     if (publicUrl || trustProxy) {
       process.stdout.write(
         `rlboard: ${publicUrl ? `public URL ${publicUrl}` : "public URL from the proxy's X-Forwarded-Host/-Proto"}` +

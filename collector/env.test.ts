@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseCollectorArgs } from "./env";
-import { DEFAULT_WHITELIST } from "./sources/sglang-records";
+import { SGLANG_DEFAULT_WHITELIST } from "@/lib/store/format";
 
 const parse = (argv: string[], env: Record<string, string> = {}) => parseCollectorArgs(argv, env);
 
@@ -20,7 +20,7 @@ describe("collector env", () => {
       maxBuffered: 500000,
       dataDir: "/data",
       engines: [],
-      sglangMetrics: DEFAULT_WHITELIST,
+      sglangMetrics: SGLANG_DEFAULT_WHITELIST,
       logLevel: "info",
     });
     expect(c.help === false && c.dumpDetails?.endsWith("/runs/a")).toBe(true);

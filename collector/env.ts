@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { LOG_LEVELS } from "./log";
-import { DEFAULT_WHITELIST } from "./sources/sglang-records";
+import { SGLANG_DEFAULT_WHITELIST } from "@/lib/store/format";
 import { GPU_SOURCES } from "./sources/gpu-sampler";
 
 export class ConfigError extends Error {}
@@ -45,7 +45,10 @@ export const USAGE = `usage: npm run collector -- --dump-details DIR [options]
   --host-telemetry        sample host CPU/memory and the job's processes from /proc into
                           dashboard/host/ (needs --dump-details, also with --gpu-only)
   --host-interval S       host sample tick (default 5)
-  --host-procs REGEX      processes to report, by command line (default python|sglang|ray::)
+  --host-procs REGEX      processes to report, by command line (default python|sglang|ray::);
+                          producers can register pids instead: POST /v1/procs {"pids":[...]}
+  --host-pid-file FILE    also report the pids listed in FILE (one "PID [ROLE]" a line,
+                          re-read every tick; the way in for --gpu-only nodes)
   --logs GLOB             tail these log files on this node (repeatable) and append crash/OOM/
                           NCCL/... signal records to dashboard/log_signals/ (needs --dump-details)
   --logs-interval S       log scan tick (default 10)
@@ -116,6 +119,7 @@ const Schema = z
         }
       }, "--host-procs must be a valid regular expression")
       .optional(),
+    hostPidFile: z.string().min(1, "--host-pid-file needs a FILE").optional(),
     gpuOnly: z.boolean(),
     push: url("--push").optional(),
     pushIntervalS: positive("--push-interval"),
@@ -126,6 +130,7 @@ const Schema = z
     if (!c.gpuOnly && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--dump-details DIR is required" });
     if (c.push && !c.gpuOnly) ctx.addIssue({ code: "custom", message: "--push is only valid with --gpu-only" });
     if (c.logs.length && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--logs needs --dump-details DIR (where dashboard/log_signals/ goes)" });
+    if (c.hostPidFile && !c.hostTelemetry) ctx.addIssue({ code: "custom", message: "--host-pid-file needs --host-telemetry" });
     if (c.hostTelemetry && !c.dumpDetails) ctx.addIssue({ code: "custom", message: "--host-telemetry needs --dump-details DIR (where dashboard/host/ goes)" });
     if (c.router && c.engines.length > 0) ctx.addIssue({ code: "custom", message: "use either --router or --engines, not both" });
     if (c.maxBodyMb !== undefined && c.maxBodyMb < c.maxRecordMb) {
@@ -178,6 +183,7 @@ export function parseCollectorArgs(
         "host-telemetry": { type: "boolean" },
         "host-interval": { type: "string" },
         "host-procs": { type: "string" },
+        "host-pid-file": { type: "string" },
         "gpu-only": { type: "boolean" },
         push: { type: "string" },
         "push-interval": { type: "string" },
@@ -202,7 +208,7 @@ export function parseCollectorArgs(
     engines: csv(str("engines")),
     scrapeIntervalS: str("scrape-interval") ?? "2",
     scrapeTimeoutS: str("scrape-timeout") ?? "5",
-    sglangMetrics: csv(str("sglang-metrics") ?? str("dashboard-sglang-metrics")) ?? [...DEFAULT_WHITELIST],
+    sglangMetrics: csv(str("sglang-metrics") ?? str("dashboard-sglang-metrics")) ?? [...SGLANG_DEFAULT_WHITELIST],
     gpuSource: str("gpu-source") ?? "auto",
     gpuIntervalS: str("gpu-interval") ?? "1",
     gpuProcessIntervalS: str("gpu-process-interval") ?? "5",
@@ -221,6 +227,7 @@ export function parseCollectorArgs(
     hostTelemetry: values["host-telemetry"] === true,
     hostIntervalS: str("host-interval") ?? "5",
     hostProcs: str("host-procs"),
+    hostPidFile: str("host-pid-file"),
     gpuOnly: values["gpu-only"] === true,
     push: str("push"),
     pushIntervalS: str("push-interval") ?? "5",

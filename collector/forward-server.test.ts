@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 async function start(over: Partial<CollectorOptions> = {}): Promise<CollectorHandle> {
-  c = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 60, log, ...over });
+  c = await startCollector({ runDir: dump, gpuSource: "none", flushIntervalS: 60, log, ...over });
   return c;
 }
 

@@ -1,6 +1,4 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,6 +9,7 @@ import type { CollectorHandle } from "./server";
 import { captureLog } from "./testing/capture-log";
 import { waitFor } from "./testing/child-collector";
 import { writeFakeNvidiaSmi } from "./testing/fake-smi";
+import { freePort } from "@/lib/testing/net";
 
 let dir: string;
 let driver: CollectorHandle | undefined;
@@ -46,7 +45,7 @@ describe("--gpu-only --push", () => {
     expect(log.messages("warn").some((w) => w.includes("/v1/gpu failed") && w.includes("kept for retry"))).toBe(true);
 
     const driverStart = Date.now() / 1000;
-    driver = await startCollector({ dumpDir: join(dir, "run"), port, gpuSource: "none", flushIntervalS: 60, log: captureLog() });
+    driver = await startCollector({ runDir: join(dir, "run"), port, gpuSource: "none", flushIntervalS: 60, log: captureLog() });
     await pusher.push();
     await driver.flush();
     const dash = driver.dashDir;
@@ -63,12 +62,3 @@ describe("--gpu-only --push", () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}

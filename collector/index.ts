@@ -69,6 +69,7 @@ async function main(cfg: CollectorConfig): Promise<void> {
         node: cfg.node,
         intervalS: cfg.hostIntervalS,
         ...(cfg.hostProcs ? { pattern: new RegExp(cfg.hostProcs) } : {}),
+        ...(cfg.hostPidFile ? { pidFile: cfg.hostPidFile } : {}),
         log,
       })
     : null;
@@ -93,7 +94,7 @@ async function main(cfg: CollectorConfig): Promise<void> {
     return;
   }
   const handle = await startCollector({
-    dumpDir: cfg.dumpDetails ?? "",
+    runDir: cfg.dumpDetails ?? "",
     host: cfg.host,
     port: cfg.port,
     ...(cfg.runName ? { runName: cfg.runName } : {}),
@@ -114,6 +115,7 @@ async function main(cfg: CollectorConfig): Promise<void> {
     maxBodyBytes: Math.floor(cfg.maxBodyMb * 1024 * 1024),
     maxClockSkewS: cfg.maxClockSkewS,
     fsync: cfg.fsync,
+    ...(host ? { procs: host.registry } : {}),
     log,
   });
   onSignals(log, async () => {

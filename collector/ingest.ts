@@ -9,6 +9,9 @@
  *   POST /v1/meta       {"args": {...}, "run_name"?: "..."} rewrites meta.json
  *   POST /v1/router     {"url": "http://…", "mode"?: "router"|"direct"}
  *                       re-points the sglang scraper (sglang-scraper.ts)
+ *   POST /v1/procs      {"pids": [int, …], "role"?: "trainer"} registers this
+ *                       node's job processes for host telemetry (host-sampler.ts;
+ *                       409 without --host-telemetry, at most 1024 pids a call)
  *   GET  /health        {"ok": true, ...} (503 + ok:false while writes fail)
  *   GET  /metrics       Prometheus text (self-metrics.ts)
  *
@@ -37,6 +40,7 @@ import {
   FAST_CHECKS,
   OPEN_T1,
   PyFloat,
+  RequestRecord,
   STREAM_SCHEMAS,
   parsePyJson,
   type AnyRecord,
@@ -70,6 +74,16 @@ export interface RouterUpdate {
   mode?: "router" | "direct";
 }
 
+export interface ProcsUpdate {
+  pids: number[];
+  role?: string;
+}
+
+/** Largest pid Linux hands out (pid_max ≤ 2^22). */
+const PID_MAX = 4_194_304;
+const MAX_PIDS_PER_CALL = 1024;
+const ROLE_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,31}$/;
+
 export interface IngestDeps {
   maxBodyBytes: number;
   /** Per-record limit enforced by `accept` (for the 413 message). */
@@ -83,6 +97,13 @@ export interface IngestDeps {
   setMeta(update: MetaUpdate): Promise<void>;
   /** Re-point the scraper; answers the scraper's state after the update. */
   setRouter(update: RouterUpdate): { mode: string; router: string | undefined; changed: boolean };
+  /**
+   * Register pids for host telemetry; absent without --host-telemetry (409). Throws an
+   * Error whose message is the 400 answer when the registry is full.
+   */
+  registerProcs?(update: ProcsUpdate): { registered: number[]; missing: number[] };
+  /** Append per-request SGLang timing records (`POST /v1/requests`, docs/formats.md §4.14); absent → 409. */
+  recordRequests?(records: RequestRecord[]): Promise<void>;
   health(): { ok: boolean } & Record<string, unknown>;
   metrics: CollectorMetrics;
   renderMetrics(): string;
@@ -277,6 +298,42 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
     send(res, 200, { ok: true, ...deps.setRouter({ url, ...(mode === undefined ? {} : { mode }) }) });
   };
 
+  const procs = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const parsed = parseBody((await readBody(req, deps.maxBodyBytes)).toString("utf8"), false);
+    if (!isPlainObject(parsed)) throw new HttpError(400, "bad_request", 'body must be {"pids": [int, ...], "role"?: "trainer"}');
+    const { pids, role, ...rest } = parsed;
+    const extra = Object.keys(rest);
+    if (extra.length > 0) throw new HttpError(400, "bad_request", `unknown key ${JSON.stringify(extra[0])}`);
+    if (!Array.isArray(pids) || pids.length === 0) throw new HttpError(400, "bad_request", "pids: expected a non-empty array of process ids");
+    if (pids.length > MAX_PIDS_PER_CALL) throw new HttpError(400, "bad_request", `pids: at most ${MAX_PIDS_PER_CALL} per call`);
+    const bad = pids.findIndex((p) => typeof p !== "number" || !Number.isInteger(p) || p <= 0 || p > PID_MAX);
+    if (bad >= 0) throw new HttpError(400, "bad_request", `pids[${bad}]: expected an integer process id in 1..${PID_MAX}`);
+    if (role !== undefined && (typeof role !== "string" || !ROLE_RE.test(role))) throw new HttpError(400, "bad_request", "role: expected a short name (letters, digits, _.-; at most 32)");
+    if (!deps.registerProcs) throw new HttpError(409, "host_telemetry_off", "host telemetry is off: start the collector with --host-telemetry");
+    let answer: { registered: number[]; missing: number[] };
+    try {
+      answer = deps.registerProcs({ pids: pids as number[], ...(role === undefined ? {} : { role }) });
+    } catch (e) {
+      throw new HttpError(400, "too_many_pids", (e as Error).message);
+    }
+    send(res, 200, { ok: true, ...answer });
+  };
+
+  const requests = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const parsed = parseBody((await readBody(req, deps.maxBodyBytes)).toString("utf8"), false);
+    const records = isPlainObject(parsed) ? parsed.records : undefined;
+    if (!Array.isArray(records)) throw new HttpError(400, "bad_request", 'body must be {"records": [...]}');
+    const valid: RequestRecord[] = [];
+    for (let i = 0; i < records.length; i++) {
+      const r = RequestRecord.safeParse(records[i]);
+      if (!r.success) throw new HttpError(400, "bad_request", describeIssue(i, r.error));
+      valid.push(r.data);
+    }
+    if (!deps.recordRequests) throw new HttpError(409, "requests_off", "this collector does not record per-request timing");
+    await deps.recordRequests(valid);
+    send(res, 200, { accepted: valid.length });
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const method = req.method ?? "GET";
@@ -295,10 +352,12 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
     }
     const m = /^\/v1\/([a-z_]+)$/.exec(path);
     const name = m?.[1];
-    if (name === "meta" || name === "router" || (name !== undefined && Object.hasOwn(ROUTE_STREAMS, name))) {
+    if (name === "meta" || name === "router" || name === "procs" || name === "requests" || (name !== undefined && Object.hasOwn(ROUTE_STREAMS, name))) {
       if (method !== "POST") throw new HttpError(405, "method_not_allowed", "use POST");
       if (name === "meta") await meta(req, res);
+      else if (name === "requests") await requests(req, res);
       else if (name === "router") await router(req, res);
+      else if (name === "procs") await procs(req, res);
       else await ingest(ROUTE_STREAMS[name] as StreamName, req, res);
       return;
     }

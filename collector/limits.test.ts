@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 async function start(over: Partial<CollectorOptions> = {}): Promise<CollectorHandle> {
-  c = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 60, log, now: () => NOW, ...over });
+  c = await startCollector({ runDir: dump, gpuSource: "none", flushIntervalS: 60, log, now: () => NOW, ...over });
   return c;
 }
 

@@ -64,7 +64,7 @@ describe("collector lock", () => {
     expect(existsSync(join(dash, LOCK_FILE))).toBe(true);
 
     const log = captureLog();
-    handle = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 60, log });
+    handle = await startCollector({ runDir: dump, gpuSource: "none", flushIntervalS: 60, log });
     const restartMs = Date.now() - killedAt;
     expect(restartMs).toBeLessThan(100);
     expect(procState(pid)).toBe("Z"); // still unreaped: the lock was judged stale, not waited out

@@ -6,14 +6,12 @@
  * and values) through Prometheus' HTTP API, and `promtool check metrics` must
  * parse the exposition (docs/collector.md, "Prometheus and Grafana").
  */
-import { spawn, spawnSync } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPrometheus, type RunningPrometheus } from "@/cli/debian-tools";
 import { STREAMS } from "@/lib/store/format";
 import { startCollector } from "./server";
 import type { CollectorHandle } from "./server";
@@ -22,25 +20,9 @@ import { sglangFixture, startFakeEngine } from "./testing/fake-sglang";
 import type { FakeEngine } from "./testing/fake-sglang";
 import { writeFakeNvidiaSmi } from "./testing/fake-smi";
 import { getText, postJson } from "./testing/http";
+import { freePort } from "@/lib/testing/net";
 
 const RUN = "qwen-grpo";
-const MISSING = "is not installed: run .ci/run as root, or `apt-get install prometheus` (Debian), before the collector tests";
-
-function requireTool(bin: string): void {
-  const r = spawnSync(bin, ["--version"], { encoding: "utf8" });
-  if (r.error || r.status !== 0) throw new Error(`${bin} ${MISSING} (${r.error?.message ?? r.stderr})`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => done(port));
-    });
-  });
-}
 
 interface Series {
   metric: Record<string, string>;
@@ -50,9 +32,8 @@ interface Series {
 let root: string;
 let engines: FakeEngine[];
 let collector: CollectorHandle;
-let prom: ChildProcess | undefined;
+let prom: RunningPrometheus | undefined;
 let promUrl: string;
-let promLog = "";
 
 async function query(expr: string): Promise<Series[]> {
   const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
@@ -67,19 +48,17 @@ async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boole
   for (;;) {
     const v = await get().catch(() => undefined);
     if (v !== undefined && ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}\nprometheus log:\n${promLog.slice(-2000)}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}\nprometheus log:\n${prom?.log().slice(-2000) ?? ""}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
 beforeAll(async () => {
-  requireTool("prometheus");
-  requireTool("promtool");
   root = mkdtempSync(join(tmpdir(), "rlb-prom-"));
   const smi = writeFakeNvidiaSmi(root);
   engines = [await startFakeEngine(sglangFixture("engine_direct_dp4.txt")), await startFakeEngine(sglangFixture("engine_metrics_direct.txt"))];
   collector = await startCollector({
-    dumpDir: join(root, "run"),
+    runDir: join(root, "run"),
     runName: RUN,
     engines: engines.map((e) => e.url),
     scrapeIntervalS: 0.5,
@@ -99,29 +78,8 @@ beforeAll(async () => {
   const metrics = `{"records":[{"ts":${t + 125}.0,"step_key":"rollout/step","step":3,"metrics":{"rollout/rewards_mean":0.5,"perf/step_time":95.0,"rollout/step":3}}]}`;
   expect((await postJson(`${collector.url}/v1/metrics`, metrics)).status).toBe(200);
 
-  const port = await freePort();
-  promUrl = `http://127.0.0.1:${port}`;
-  const config = join(root, "prometheus.yml");
-  writeFileSync(
-    config,
-    [
-      "global:",
-      "  scrape_interval: 1s",
-      "  scrape_timeout: 1s",
-      "  evaluation_interval: 1s",
-      "scrape_configs:",
-      "  - job_name: rlboard",
-      "    static_configs:",
-      `      - targets: ["127.0.0.1:${collector.port}"]`,
-      "",
-    ].join("\n"),
-  );
-  prom = spawn("prometheus", [`--config.file=${config}`, `--storage.tsdb.path=${join(root, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  prom.stdout?.on("data", (d: Buffer) => (promLog += d.toString()));
-  prom.stderr?.on("data", (d: Buffer) => (promLog += d.toString()));
-  await until("prometheus /-/ready", async () => (await fetch(`${promUrl}/-/ready`)).status, (s) => s === 200);
+  prom = await startPrometheus({ dir: root, port: await freePort(), jobs: [{ name: "rlboard", targets: [`127.0.0.1:${collector.port}`] }] });
+  promUrl = prom.url;
   // Every source has landed in one scrape: GPUs, both engines, phases and metrics.
   await until(
     "a scrape with GPU and engine series",
@@ -131,13 +89,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (prom && prom.exitCode === null) {
-    const exited = new Promise((r) => prom?.once("close", r));
-    prom.kill("SIGTERM");
-    const killer = setTimeout(() => prom?.kill("SIGKILL"), 5000);
-    await exited;
-    clearTimeout(killer);
-  }
+  await prom?.stop();
   await collector?.stop();
   await Promise.all((engines ?? []).map((e) => e.close()));
   if (root) rmSync(root, { recursive: true, force: true });

@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 async function start(over: Partial<CollectorOptions> = {}): Promise<CollectorHandle> {
-  c = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 60, log, now: () => 1755000000.25, ...over });
+  c = await startCollector({ runDir: dump, gpuSource: "none", flushIntervalS: 60, log, now: () => 1755000000.25, ...over });
   return c;
 }
 
@@ -149,7 +149,7 @@ describe("ingest HTTP", () => {
 
   it("refuses a second collector on the same directory and recovers a stale lock", async () => {
     await start();
-    await expect(startCollector({ dumpDir: dump, gpuSource: "none", log })).rejects.toThrow(/another collector \(pid \d+\)/);
+    await expect(startCollector({ runDir: dump, gpuSource: "none", log })).rejects.toThrow(/another collector \(pid \d+\)/);
     await c?.stop();
     c = undefined;
     const { writeFileSync } = await import("node:fs");

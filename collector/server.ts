@@ -16,6 +16,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { readMeta } from "@/lib/store/writer/meta-file";
 import { RunWriter } from "@/lib/store/writer/run-writer";
+import { RequestsAppender } from "@/lib/store/writer/requests";
 import type { AddResult, FlushReport } from "@/lib/store/writer/run-writer";
 import type { AnyRecord, EngineSample, GpuSample, MetricsRecord, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/format";
 import { nodeWriterFs } from "@/lib/store/writer/writer-fs";
@@ -28,14 +29,15 @@ import { createLogger } from "./log";
 import type { Logger } from "./log";
 import { CollectorMetrics } from "./self-metrics";
 import { GpuSampler } from "./sources/gpu-sampler";
+import type { ProcRegistry } from "./sources/host-sampler";
 import type { GpuSource } from "./sources/gpu-sampler";
-import { DEFAULT_WHITELIST } from "./sources/sglang-records";
+import { SGLANG_DEFAULT_WHITELIST } from "@/lib/store/format";
 import { SglangScraper } from "./sources/sglang-scraper";
 import { TopologyTracker } from "./topology-tracker";
 
 export interface CollectorOptions {
-  /** Run directory; telemetry goes to `{dumpDir}/dashboard`. */
-  dumpDir: string;
+  /** Run directory; telemetry goes to `{runDir}/dashboard`. */
+  runDir: string;
   host?: string;
   /** 0 (default) picks an ephemeral port. */
   port?: number;
@@ -65,6 +67,8 @@ export interface CollectorOptions {
   /** Refuse pushed records stamped further than this from `now()`, seconds (default 86400; 0 = off). */
   maxClockSkewS?: number;
   fsync?: boolean;
+  /** `--host-telemetry`'s pid registry: `POST /v1/procs` registers into it (409 when absent). */
+  procs?: ProcRegistry;
   fs?: WriterFs;
   log?: Logger;
   /** Wall clock in epoch seconds. */
@@ -91,7 +95,7 @@ export interface CollectorHandle {
 export async function startCollector(opts: CollectorOptions): Promise<CollectorHandle> {
   const log = opts.log ?? createLogger();
   const now = opts.now ?? (() => Date.now() / 1000);
-  const dashDir = join(opts.dumpDir, "dashboard");
+  const dashDir = join(opts.runDir, "dashboard");
   const flushIntervalMs = (opts.flushIntervalS ?? 2) * 1000;
   const flushBatch = opts.flushBatch ?? 64;
   const startTs = now();
@@ -179,6 +183,8 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
     await writer.writeMeta({ run_name: runName ?? "miles-run", start_ts: startTs, args: u.args });
   };
 
+  // Per-request SGLang timing (POST /v1/requests): appended at once, beside the streams.
+  const requestsAppender = new RequestsAppender(dashDir, opts.fs ?? nodeWriterFs);
   const handler = createIngestHandler({
     maxBodyBytes: opts.maxBodyBytes ?? 2 * writer.maxRecordBytes,
     maxRecordBytes: writer.maxRecordBytes,
@@ -186,6 +192,7 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
     now,
     accept: (stream, records: AnyRecord[]) => add(stream, records as StreamRecords[typeof stream][]),
     setMeta,
+    recordRequests: (records) => requestsAppender.append(records),
     metrics,
     renderMetrics: () => metrics.render(writer, runName ?? "miles-run"),
     setRouter: ({ url, mode }) => {
@@ -193,6 +200,15 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       if (changed) log.info(`sglang scraper: router ${scraper.router ?? ""} registered (${scraper.mode} mode)`);
       return { mode: scraper.mode, router: scraper.router, changed };
     },
+    ...(opts.procs
+      ? {
+          registerProcs: ({ pids, role }: { pids: number[]; role?: string }) => {
+            const r = opts.procs!.register(pids, role);
+            if (r.registered.length) log.info(`host telemetry: registered pid(s) ${r.registered.join(",")}${role ? ` (${role})` : ""}`);
+            return r;
+          },
+        }
+      : {}),
     health: () => ({
       ok: writer.healthy,
       pid: process.pid,
@@ -204,6 +220,7 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       scraper: scraper ? scraper.mode : "off",
       router: scraper?.router ?? null,
       gpu_sampler: sampler.backend,
+      host_procs_registered: opts.procs?.size ?? null,
       memory_mb: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1048576)])),
     }),
     log,
@@ -232,7 +249,7 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
     targets: () => [...staticEngines, ...topology.engineAddrs()],
     intervalS: opts.scrapeIntervalS ?? 2,
     timeoutS: opts.scrapeTimeoutS ?? 5,
-    whitelist: opts.sglangMetrics ?? DEFAULT_WHITELIST,
+    whitelist: opts.sglangMetrics ?? SGLANG_DEFAULT_WHITELIST,
     sink: (recs) => add("engine_series", recs),
     log,
     now,

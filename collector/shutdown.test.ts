@@ -41,7 +41,7 @@ describe("collector stop", () => {
         };
       },
     };
-    const h = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 60, fs, log: captureLog(), now: () => 1000 });
+    const h = await startCollector({ runDir: dump, gpuSource: "none", flushIntervalS: 60, fs, log: captureLog(), now: () => 1000 });
     h.writer.add("data_buffer", Array.from({ length: 100 }, (_, i) => ({ ts: 1000 + i, length: i })));
     void h.flush(); // in flight: pending() is 0 from here on
     await new Promise((r) => setTimeout(r, 50));

@@ -27,16 +27,36 @@ test("select two runs, Compare, read the single-variable verdict; the overlay dr
   await expect(page.getByTestId("availability")).toContainText("Rollout dumps");
   await page.screenshot({ path: `${E2E.screenshots}/compare-diff.png`, fullPage: true });
 
+  const metricRequests: URL[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/metrics?")) metricRequests.push(new URL(r.url()));
+  });
   await page.getByRole("link", { name: "Metrics overlay" }).click();
   await expect(page).toHaveURL(/view=metrics/);
   // the first category (rollout) by default: one chart per metric, both runs drawn
   await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"] canvas[data-painted="data"]')).toBeVisible({ timeout: 20_000 });
   await expect(page.getByLabel("Legend")).toContainText(ABLATION);
   await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"]')).toContainText(/\d+ \/ 16 pts/);
+  // what the card draws is both runs' own single-key JSON answers (it fetched them batched, as binary frames)
+  const series = async (run: string) =>
+    ((await (await page.request.get(`/api/metrics?run=${run}&keys=rollout%2Fraw_reward`)).json()) as Record<string, { x: (number | null)[]; y: unknown[] }>)["rollout/raw_reward"]!;
+  const [sa, sb] = [await series(BASE), await series(ABLATION)];
+  const xs = (s: { x: (number | null)[] }) => s.x.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+  const finiteY = (s: { x: (number | null)[]; y: unknown[] }) => s.y.filter((v, i) => typeof v === "number" && Number.isFinite(v) && typeof s.x[i] === "number").length;
+  const rewardCard = page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"]');
+  await expect(rewardCard).toContainText(`${xs(sa).length} / ${xs(sb).length} pts`);
+  await expect(rewardCard.getByTestId("chart")).toHaveAttribute("data-points", String(finiteY(sa) + finiteY(sb)));
+  await expect(rewardCard.getByTestId("chart")).toHaveAttribute("data-last-x", String(Math.max(...xs(sa), ...xs(sb))));
+  // one request per run for the cards that came near together, several keys each
+  expect(metricRequests.length).toBeGreaterThan(0);
+  expect(metricRequests.every((u) => u.searchParams.get("format") === "bin")).toBe(true);
+  expect(Math.max(...metricRequests.map((u) => (u.searchParams.get("keys") ?? "").split(",").length))).toBeGreaterThan(1);
   // a metric only the baseline logs names the run that lacks it
   await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/turns"]').getByTestId("overlay-missing")).toContainText(`not in ${ABLATION}`);
   await page.getByRole("button", { name: /^perf/ }).click();
   await expect(page).toHaveURL(/cat=perf/);
+  // cards draw once near the viewport (docs/charts.md §7): scroll to it as a person would
+  await page.locator('[data-testid="overlay-card"][data-key="perf/step_time"]').scrollIntoViewIfNeeded();
   await expect(page.locator('[data-testid="overlay-card"][data-key="perf/step_time"] canvas[data-painted="data"]')).toBeVisible();
   await page.getByRole("button", { name: /^rollout/ }).click();
   await page.getByLabel("x axis").selectOption("time");

@@ -64,18 +64,18 @@ test.describe("Metrics view", () => {
     await drag(page, [p.left + p.width * 0.25, p.top + p.height * 0.5], [p.left + p.width * 0.75, p.top + p.height * 0.5 + 4]);
     await expect(page).toHaveURL(/[?&]x=0\.5[\d]*~1\.5/);
     await expect(chart).toHaveAttribute("data-zoomed", "true");
-    expect(Number(await chart.getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
-    expect(Number(await chart.getAttribute("data-x1"))).toBeCloseTo(1.5, 1);
-    expect(Number(await chartOf(page, "perf/wait_time_ratio").getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
+    await expect.poll(async () => Number(await chart.getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
+    await expect.poll(async () => Number(await chart.getAttribute("data-x1"))).toBeCloseTo(1.5, 1);
+    await expect.poll(async () => Number(await chartOf(page, "perf/wait_time_ratio").getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
     await shot(page, "metrics-perf-zoom");
 
     // a wobble under 4 px is a click: no zoom change
     await drag(page, [p.left + 30, p.top + 30], [p.left + 32, p.top + 31]);
-    expect(Number(await chart.getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
+    await expect.poll(async () => Number(await chart.getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
 
     // the zoom survives a reload (it is in the URL)
     await page.reload();
-    expect(Number(await chartOf(page, "perf/step_time").getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
+    await expect.poll(async () => Number(await chartOf(page, "perf/step_time").getAttribute("data-x0"))).toBeCloseTo(0.5, 1);
 
     // a box (dy ≥ 10) zooms y too, on that chart only
     const p2 = await plotBox(chartOf(page, "perf/step_time"));
@@ -165,7 +165,7 @@ test.describe("Metrics density", () => {
     await expect(chart).toHaveAttribute("data-reduced", "true");
     await expect(card(page, "rollout/noisy_reward").getByText(/min\/max · 6,000 pts/)).toBeVisible();
     // the spike survives the reduction: it sets the top of the y domain
-    expect(Number(await chart.getAttribute("data-y1"))).toBeGreaterThan(5);
+    await expect.poll(async () => Number(await chart.getAttribute("data-y1"))).toBeGreaterThan(5);
     await shot(page, "metrics-dense");
     // zooming in far enough brings back the raw points
     const p = await plotBox(chart);

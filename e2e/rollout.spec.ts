@@ -107,7 +107,7 @@ test.describe("Rollouts step view", () => {
     await page.getByRole("link", { name: "Eval view" }).click();
     await expect(page).toHaveURL(/\/rollout\/0\?eval=1/);
     await expect(page.getByText("Eval step")).toBeVisible();
-    await expect(page.getByTestId("stat-staleness")).toContainText("—");
+    await expect(page.getByTestId("stat-staleness")).toContainText("n/a");
     await expect(page.getByRole("heading", { name: /^reward vs response_length/ })).toBeVisible();
     await expect(page.getByRole("heading", { name: /Batch anatomy/ })).toHaveCount(0);
     await expect(count(page)).toHaveText("16 rows");

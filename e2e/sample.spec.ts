@@ -87,7 +87,7 @@ test.describe("Sample view", () => {
 
   test("an eval sample without a conversation goes straight to its tokens", async ({ page }) => {
     await page.goto(`${RUN}/rollout/0/sample/1?eval=1`);
-    await expect(page.getByText(/No conversation recorded for this sample/)).toBeVisible();
+    await expect(page.getByTestId("no-conversation")).toContainText(/^No conversation: /);
     await expect(page.getByTestId("token-range")).toContainText("of 15");
     await expect(page.getByRole("heading", { name: /Tokens — colored by rollout_log_probs/ })).toBeVisible();
     await expect(page.getByRole("heading", { name: /lifecycle/ })).toHaveCount(0);

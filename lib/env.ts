@@ -48,6 +48,20 @@ const ServerEnv = z.object({
     .refine((s) => s.split("\n").filter(Boolean).every((u) => /^https?:\/\/\S+$/i.test(u)), "RLBOARD_ALERT_WEBHOOKS: one http(s) URL per line")
     .optional(),
   /**
+   * The Prometheus that holds the runs' SGLang serving metrics (`serve --prometheus URL`;
+   * docs/api.md 8.6 "Source: Prometheus"), and per-run selectors, one `RUN_ID=SELECTOR` per
+   * line (`serve --prometheus-run`, repeatable; lib/prometheus/selector.ts).
+   */
+  RLBOARD_PROMETHEUS_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), "RLBOARD_PROMETHEUS_URL must be an http:// or https:// URL")
+    .optional(),
+  RLBOARD_PROMETHEUS_RUNS: z
+    .string()
+    .refine((s) => s.split("\n").filter(Boolean).every((l) => /^[^=]+=.+$/.test(l)), "RLBOARD_PROMETHEUS_RUNS: one RUN_ID=SELECTOR per line")
+    .optional(),
+  /**
    * The URL users open (https://dash.lab.org): every Auth.js URL and origin check uses it
    * (`serve --public-url` sets it; lib/server/auth/public-url.ts).
    */
@@ -83,6 +97,8 @@ export interface ServerEnvironment {
   runLogs: Record<string, string[]>;
   /** `serve --alert-webhook URL` (repeatable). */
   alertWebhooks: string[];
+  /** `serve --prometheus URL` (+ `--prometheus-run RUN_ID=SELECTOR` lines); null: engine series from files only. */
+  prometheus: { url: string; runs: Record<string, string>; timeoutMs: number } | null;
   /** Origin of the public URL (rlboard is served at the root of its host); null: from the request. */
   publicUrl: string | null;
   authSecret: string | null;
@@ -109,6 +125,13 @@ function parseRunLogs(s: string): Record<string, string[]> {
   return out;
 }
 
+/** One selector per run id: the last one given wins. */
+function lastPerRun(lists: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [id, l] of Object.entries(lists)) out[id] = l[l.length - 1]!;
+  return out;
+}
+
 export function parseServerEnv(env: Record<string, string | undefined>): ServerEnvironment {
   const e = ServerEnv.parse(emptyAsUndefined(env));
   return {
@@ -127,6 +150,9 @@ export function parseServerEnv(env: Record<string, string | undefined>): ServerE
     trustProxy: e.RLBOARD_TRUST_PROXY,
     runLogs: parseRunLogs(e.RLBOARD_RUN_LOGS ?? ""),
     alertWebhooks: (e.RLBOARD_ALERT_WEBHOOKS ?? "").split("\n").filter(Boolean),
+    prometheus: e.RLBOARD_PROMETHEUS_URL
+      ? { url: e.RLBOARD_PROMETHEUS_URL.replace(/\/+$/, ""), runs: lastPerRun(parseRunLogs(e.RLBOARD_PROMETHEUS_RUNS ?? "")), timeoutMs: 5000 }
+      : null,
     publicUrl: e.AUTH_URL ? new URL(e.AUTH_URL).origin : null,
     authSecret: e.AUTH_SECRET ?? null,
     oidc:

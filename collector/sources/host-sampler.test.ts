@@ -38,6 +38,7 @@ describe("host sampler over the real /proc", () => {
       name: "python3 -m a",
       cpu: 400,
       threads: 7,
+      start: 1000,
     });
     expect(parseFdLimit("Limit Soft Limit Hard Limit Units\nMax open files            1024                 1048576              files\n")).toBe(1024);
     expect(parseFdLimit("Max open files            unlimited            unlimited            files\n")).toBeNull();

@@ -9,21 +9,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { globSources } from "@/lib/store/logs/glob";
-import { LogScanner, MAX_SAMPLES, type SignalSample } from "@/lib/store/logs/scanner";
-import { hourKey } from "@/lib/store/format";
+import { LogScanner, MAX_SAMPLES } from "@/lib/store/logs/scanner";
+import { LOG_SIGNALS_STREAM, logSignalsFileName, serializeLogSignalRecords, type LogSignalRecord } from "@/lib/store/format";
 import type { Logger } from "../log";
 
-export interface LogSignalRecord {
-  ts: number;
-  node: string;
-  signal: string;
-  /** new matching lines since the previous record of this node */
-  count: number;
-  first_ts: number;
-  last_ts: number;
-  /** the newest ≤ 3 of those lines */
-  samples: SignalSample[];
-}
+export type { LogSignalRecord };
 
 export interface LogTailerOptions {
   globs: readonly string[];
@@ -74,10 +64,10 @@ export class LogTailer {
     const ts = (this.opts.now ?? (() => Date.now() / 1000))();
     const records = [...this.batch.values()].map((r) => ({ ...r, ts }));
     if (!records.length) return [];
-    const file = path.join(this.opts.dashDir, "log_signals", `${hourKey(ts)}.jsonl`);
+    const file = path.join(this.opts.dashDir, LOG_SIGNALS_STREAM, logSignalsFileName(ts));
     try {
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
-      await fs.promises.appendFile(file, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+      await fs.promises.appendFile(file, serializeLogSignalRecords(records));
       this.batch = new Map();
       this.warned = false;
       return records;

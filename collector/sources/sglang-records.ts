@@ -17,53 +17,8 @@
  *   - every record of one tick carries the same `ts`; values become floats
  *     (NaN/±Inf kept).
  */
-import type { EngineSample } from "@/lib/store/format";
+import { SGLANG_KEPT_LABELS, type EngineSample } from "@/lib/store/format";
 import { parsePromText } from "../prometheus-text";
-
-/** docs/formats.md §6.5, in order. */
-export const SPEC_WHITELIST = [
-  "sglang_num_running_reqs",
-  "sglang_num_queue_reqs",
-  "sglang_gen_throughput",
-  "sglang_token_usage",
-  "sglang_cache_hit_rate",
-  "sglang_num_prefill_prealloc_queue_reqs",
-  "sglang_num_prefill_inflight_queue_reqs",
-  "sglang_num_decode_prealloc_queue_reqs",
-  "sglang_num_decode_transfer_queue_reqs",
-  "sglang_kv_transfer_speed_gb_s",
-  "sglang_kv_transfer_latency_ms",
-  "sglang_prompt_tokens_total",
-  "sglang_generation_tokens_total",
-  "sglang_num_requests_total",
-  "sglang_num_aborted_requests_total",
-  "sglang_time_to_first_token_seconds_sum",
-  "sglang_time_to_first_token_seconds_count",
-  "sglang_inter_token_latency_seconds_sum",
-  "sglang_inter_token_latency_seconds_count",
-  "sglang_time_per_output_token_seconds_sum",
-  "sglang_time_per_output_token_seconds_count",
-  "sglang_e2e_request_latency_seconds_sum",
-  "sglang_e2e_request_latency_seconds_count",
-] as const;
-
-/**
- * What current SGLang emits instead of names the spec list still carries
- * (fixtures/sglang/README.md): the prefill prealloc queue was renamed to the
- * bootstrap queue, and the KV-transfer gauges became histograms (only their
- * `_sum`/`_count` are useful as series).
- */
-export const CURRENT_SGLANG_ADDITIONS = [
-  "sglang_num_prefill_bootstrap_queue_reqs",
-  "sglang_kv_transfer_speed_gb_s_sum",
-  "sglang_kv_transfer_speed_gb_s_count",
-  "sglang_kv_transfer_latency_ms_sum",
-  "sglang_kv_transfer_latency_ms_count",
-] as const;
-
-export const DEFAULT_WHITELIST: readonly string[] = [...SPEC_WHITELIST, ...CURRENT_SGLANG_ADDITIONS];
-
-export const KEPT_LABELS: ReadonlySet<string> = new Set(["engine_type", "dp_rank"]);
 
 const CUMULATIVE = /_(?:total|sum|count)$/;
 
@@ -94,7 +49,7 @@ export function buildEngineRecords(
     let addr = opts.addr;
     const labels: Record<string, string> = {};
     for (const [k, v] of s.labels) {
-      if (KEPT_LABELS.has(k)) labels[k] = v;
+      if (SGLANG_KEPT_LABELS.has(k)) labels[k] = v;
       else if (opts.addr === undefined && k === "worker_addr") addr = v;
     }
     if (addr === undefined) {

@@ -4,11 +4,12 @@ import { PromParseError, parsePromText } from "../prometheus-text";
 import { captureLog } from "../testing/capture-log";
 import { sglangFixture, startFakeEngine } from "../testing/fake-sglang";
 import type { FakeEngine } from "../testing/fake-sglang";
-import { DEFAULT_WHITELIST, SPEC_WHITELIST, buildEngineRecords } from "./sglang-records";
+import { SGLANG_DEFAULT_WHITELIST, SGLANG_SPEC_WHITELIST } from "@/lib/store/format";
+import { buildEngineRecords } from "./sglang-records";
 import { SglangScraper } from "./sglang-scraper";
 
-const WL = new Set(DEFAULT_WHITELIST);
-const SPEC = new Set<string>(SPEC_WHITELIST);
+const WL = new Set(SGLANG_DEFAULT_WHITELIST);
+const SPEC = new Set<string>(SGLANG_SPEC_WHITELIST);
 const ADDR = "http://10.0.0.1:15000";
 
 function pick(recs: EngineSample[], metric: string): EngineSample[] {
@@ -123,7 +124,7 @@ describe("SglangScraper", () => {
       targets: () => [a.url, b.url, hang.url, broken.url, "http://127.0.0.1:1"],
       intervalS: 2,
       timeoutS: 0.4,
-      whitelist: DEFAULT_WHITELIST,
+      whitelist: SGLANG_DEFAULT_WHITELIST,
       sink: (r) => got.push(...r),
       log,
       now: () => 1234.5,
@@ -153,7 +154,7 @@ describe("SglangScraper", () => {
       targets: () => [hang.url, ok.url],
       intervalS: 0.5,
       timeoutS: 0.8,
-      whitelist: DEFAULT_WHITELIST,
+      whitelist: SGLANG_DEFAULT_WHITELIST,
       sink: (r) => got.push(...r),
       log: captureLog(),
     });
@@ -174,7 +175,7 @@ describe("SglangScraper", () => {
       targets: () => ["http://ignored:1"],
       intervalS: 0.5,
       timeoutS: 2,
-      whitelist: DEFAULT_WHITELIST,
+      whitelist: SGLANG_DEFAULT_WHITELIST,
       sink: (r) => got.push(...r),
       log: captureLog(),
     });
@@ -195,7 +196,7 @@ describe("SglangScraper", () => {
       targets: () => [],
       intervalS: 1,
       timeoutS: 2,
-      whitelist: DEFAULT_WHITELIST,
+      whitelist: SGLANG_DEFAULT_WHITELIST,
       sink: (r) => got.push(...r),
       log: captureLog(),
     });
@@ -221,7 +222,7 @@ describe("SglangScraper", () => {
       targets: () => [engine.url],
       intervalS: 1,
       timeoutS: 2,
-      whitelist: DEFAULT_WHITELIST,
+      whitelist: SGLANG_DEFAULT_WHITELIST,
       sink: (r) => got.push(...r),
       log: captureLog(),
     });

@@ -105,3 +105,44 @@ describe("CanvasChart", () => {
     expect(onZoom).toHaveBeenCalledWith(NO_ZOOM);
   });
 });
+
+describe("CanvasChart controls (docs/charts.md §6)", () => {
+  const show = (model: ChartModel, extra: Partial<Parameters<typeof CanvasChart>[0]>) => {
+    act(() => root.render(<CanvasChart model={model} zoom={NO_ZOOM} onZoom={() => {}} label="test" {...extra} />));
+    return host.querySelector<HTMLElement>('[data-testid="chart"]')!;
+  };
+  it("says a constant series is constant and puts its one gridline at the value, centred", () => {
+    const chart = show(line([1e-6, 1e-6, 1e-6]), {});
+    expect(host.querySelector('[data-testid="chart-constant"]')!.textContent).toBe("constant 1e-6 over the run");
+    expect(chart.dataset.constant).toBe("0.000001");
+    expect(chart.dataset.yTicks).toBe("1.0e-6");
+    expect(Number(chart.dataset.y0)).toBeGreaterThan(0);
+    expect((Number(chart.dataset.y0) + Number(chart.dataset.y1)) / 2).toBeCloseTo(1e-6, 18);
+  });
+  it("draws y on a log axis with value labels and says how many values it hides", () => {
+    const chart = show(line([0, 1, 10, 100, 1000]), { logY: true });
+    expect(chart.dataset.yScale).toBe("log");
+    expect(chart.dataset.yTicks).toBe("1|10|100|1000");
+    expect(chart.dataset.points).toBe("4");
+    expect(host.querySelector('[data-testid="chart-log-hidden"]')!.textContent).toBe("1 value ≤ 0 hidden (log scale)");
+  });
+  it("a series constant only once its zeros are hidden by the log axis is not called constant", () => {
+    show(line([0, 0.02, 0, 0.02, 0]), { logY: true });
+    expect(host.querySelector('[data-testid="chart-constant"]')).toBeNull();
+    const chart = show(line([0.5, 0.5]), { logY: true });
+    expect(host.querySelector('[data-testid="chart-constant"]')!.textContent).toBe("constant 0.5 over the run");
+    expect(chart.dataset.yTicks).toBe("0.5");
+  });
+  it("stamps the smoothing and the layers it painted (raw stays)", () => {
+    const chart = show(line([1, 3, 2, 4]), { smoothing: { kind: "ema", weight: 0.6 } });
+    expect(chart.dataset.smoothing).toBe("ema:0.6");
+    expect(host.querySelector("canvas")!.dataset.layers).toBe("raw,smooth");
+    show(line([1, 3, 2, 4]), {});
+    expect(host.querySelector("canvas")!.dataset.layers).toBe("raw");
+  });
+  it("an offscreen (deferred) chart is a placeholder stamped deferred", () => {
+    show(line([1, 2]), { deferred: true });
+    expect(host.querySelector("canvas")!.dataset.painted).toBe("deferred");
+    expect(host.querySelector('[data-testid="chart-plot"]')).toBeNull();
+  });
+});

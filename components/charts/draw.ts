@@ -20,7 +20,16 @@ export interface DrawInput {
   yTicks: readonly number[];
   theme: ChartTheme;
   lineWidth: number;
+  /**
+   * line mode, smoothing on: each series' smoothed line reduced to the window (null where a
+   * series has none). The raw line is then drawn faint underneath, never left out
+   * (docs/charts.md §6).
+   */
+  smooth?: readonly (Reduced | null)[] | null;
 }
+
+/** Opacity of the raw line under a smoothed one. */
+export const RAW_ALPHA = 0.28;
 
 /** Above this many points a scatter draws smaller, translucent dots. */
 const DENSE_SCATTER = 2000;
@@ -64,13 +73,15 @@ export function drawChart(ctx: CanvasRenderingContext2D, d: DrawInput): void {
 function drawLines(ctx: CanvasRenderingContext2D, d: DrawInput): void {
   const { model, plot, sx, sy, theme } = d;
   ctx.lineJoin = "round";
+  const smoothing = !!d.smooth && d.smooth.some((r) => r !== null);
   model.series.forEach((s, k) => {
     const r = d.reduced[k];
     if (!r) return;
     const color = s.color ?? theme.accent;
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
-    ctx.lineWidth = d.lineWidth;
+    ctx.lineWidth = smoothing ? Math.max(1, d.lineWidth - 0.5) : d.lineWidth;
+    ctx.globalAlpha = smoothing ? RAW_ALPHA : 1;
     strokeSeries(ctx, r.x, r.y, r.length, sx, sy);
     const sparse = !r.reduced && r.length * 8 < plot.width;
     for (let i = 0; i < r.length; i++) {
@@ -82,6 +93,16 @@ function drawLines(ctx: CanvasRenderingContext2D, d: DrawInput): void {
       ctx.arc(sx(r.x[i]!), sy(y), sparse ? 3 : 2, 0, Math.PI * 2);
       ctx.fill();
     }
+    ctx.globalAlpha = 1;
+  });
+  // smoothed lines on top of every raw line, full strength
+  if (!smoothing) return;
+  model.series.forEach((s, k) => {
+    const r = d.smooth![k];
+    if (!r) return;
+    ctx.strokeStyle = s.color ?? theme.accent;
+    ctx.lineWidth = d.lineWidth + 0.5;
+    strokeSeries(ctx, r.x, r.y, r.length, sx, sy);
   });
 }
 

@@ -41,10 +41,25 @@ export interface UrlState {
   replace: (patch: Record<string, string | readonly string[] | null>) => void;
 }
 
+/** The address bar shows `pathname` (raw or percent-decoded). */
+function addressBarIsAt(pathname: string): boolean {
+  const here = window.location.pathname;
+  if (here === pathname) return true;
+  try {
+    return decodeURI(here) === decodeURI(pathname);
+  } catch {
+    return false;
+  }
+}
+
 export function useUrlState(): UrlState {
   const ssr = useSearchParams().toString();
-  const search = useSyncExternalStore(subscribe, currentSearch, () => ssr);
   const pathname = usePathname();
+  // Right after a router navigation (a login's redirect to the deep link, a Link), the new
+  // page renders before Next writes its URL to the address bar: until the bar shows this
+  // page, Next's params are the truth (else `?lanes=` would read as absent, #15 defect 1).
+  const snapshot = useCallback(() => (addressBarIsAt(pathname) ? currentSearch() : ssr), [pathname, ssr]);
+  const search = useSyncExternalStore(subscribe, snapshot, () => ssr);
   const write = useCallback(
     (query: string, mode: HistoryMode) => {
       const url = `${pathname}${query}${window.location.hash}`;

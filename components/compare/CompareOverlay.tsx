@@ -6,17 +6,29 @@
  * or wall time since each run's start (`x=step|time`), a shared drag-zoom (`zx`), the
  * Metrics view's categories (`cat`) and filter (`q`). Engine (SGLang) series stay on each
  * run's Metrics view. Runs in follow mode poll like the Metrics view does.
+ * Chart controls (docs/charts.md §6): smoothing `sm`, log y `ylog`, x = step | time since
+ * each run's start (`x=time`) | wall clock (`x=wall`), CSV/PNG per chart.
+ * Only cards near the viewport fetch (one query per run and metric, `enabled` while near)
+ * and draw (§7): 40 charts × 10k steps cost what the first screen shows. The queries of
+ * the cards that come near together go out as one `/api/metrics?keys=…` per run
+ * (components/compare/metrics-batch.ts), and a card draws once every run that has its metric
+ * answered, all runs in one paint.
  */
 import { keepPreviousData, useQueries } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
-import type { Meta, MetricPoints, MetricsResponse } from "@/lib/charts/api-shapes";
-import { formatElapsed, formatTickUnit, formatValueUnit, unitForKey } from "@/lib/charts/core/format";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { chartControlsPatch, parseChartControls, xColumnName, type ChartControls as Controls } from "@/lib/charts/chart-controls";
+import { ChartControls } from "@/components/charts/ChartControls";
+import { useNearViewport } from "@/components/charts/use-near-viewport";
+import type { Meta } from "@/lib/charts/api-shapes";
+import { formatClock, formatDateTime, formatElapsed, formatTickUnit, formatValueUnit, unitForKey } from "@/lib/charts/core/format";
 import type { Range, Zoom } from "@/lib/charts/core/range";
 import { stepTicks } from "@/lib/charts/core/ticks";
 import { buildCategories, filterKeys, groupByAxis } from "@/lib/charts/metric-catalog";
-import { prepareOverlay, type OverlayX } from "@/lib/compare/overlay";
+import { prepareOverlay } from "@/lib/compare/overlay";
 import type { GetCompareResponse } from "@/lib/contracts/compare";
 import { apiJson } from "@/lib/client/fetcher";
+import { preloadData } from "@/lib/client/preload";
+import { overlayMetrics, type SeriesColumns } from "@/components/compare/metrics-batch";
 import { FOLLOW_POLL_MS, telemetryKeys, telemetryUrl } from "@/lib/client/telemetry-queries";
 import { CanvasChart } from "@/components/charts/CanvasChart";
 import { useUrlState } from "@/components/charts/use-url-state";
@@ -30,19 +42,25 @@ function parseRange(v: string | null): Range | null {
 }
 
 /** Module-level (a stable function), so react-query keeps the combined result while nothing changed. */
-function combineMetrics(rs: { data?: MetricsResponse; isPending: boolean }[]): { data: (MetricsResponse | undefined)[]; pending: boolean } {
-  return { data: rs.map((r) => r.data), pending: rs.some((r) => r.isPending) };
+function combineMetrics(rs: { data?: SeriesColumns; isPending: boolean; error: unknown }[]): { data: (SeriesColumns | undefined)[]; pending: boolean } {
+  return { data: rs.map((r) => r.data), pending: rs.some((r) => r.isPending && !r.error) };
 }
 
 const stepFormat = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
 export function CompareOverlay({ report }: { report: GetCompareResponse; live: boolean }) {
   const { params, replace } = useUrlState();
-  const xMode: OverlayX = params.get("x") === "time" ? "time" : "step";
+  const controls = parseChartControls(params, "x");
+  const setControls = (c: Partial<Controls>) => {
+    replace({ ...chartControlsPatch(c, "x"), ...("xMode" in c ? { zx: null } : {}) });
+    if ("xMode" in c || "logY" in c) setZoomY({});
+  };
   const zoomX = parseRange(params.get("zx"));
   const filter = params.get("q") ?? "";
   const runs = report.runs;
 
+  // the server render asks the browser to fetch the runs' metas while it loads the scripts
+  preloadData(runs.map((r) => telemetryUrl(r.id, "meta")));
   const metas = useQueries({
     queries: runs.map((r) => ({
       queryKey: telemetryKeys.meta(r.id),
@@ -58,38 +76,14 @@ export function CompareOverlay({ report }: { report: GetCompareResponse; live: b
   const active = categories.find((c) => c.name === params.get("cat")) ?? categories[0];
   const keys = useMemo(() => (active ? filterKeys(active.keys, filter) : []), [active, filter]);
 
-  // one /api/metrics request per (run, step axis), only for the keys that run has
-  const plan = useMemo(
-    () =>
-      runs.flatMap((r, ri) => {
-        const has = new Set(keyLists[ri]);
-        return [...groupByAxis(keys.filter((k) => has.has(k))).entries()].map(([axis, ks]) => ({ ri, runId: r.id, axis, keys: ks }));
-      }),
-    [runs, keys, keyLists],
-  );
-  const results = useQueries({
-    combine: combineMetrics,
-    queries: plan.map((p) => ({
-      queryKey: telemetryKeys.metrics(p.runId, p.axis, p.keys),
-      queryFn: () => apiJson<MetricsResponse>(telemetryUrl(p.runId, "metrics", { keys: p.keys.join(","), x: p.axis })),
-      refetchInterval: metas[p.ri]?.data?.mode === "follow" ? FOLLOW_POLL_MS : (false as const),
-      placeholderData: keepPreviousData,
-    })),
-  });
-  // per chart, the runs' inputs: stable while no answer changed, so cards do not re-prepare on hover
-  const inputs = useMemo(() => {
-    const pointsOf = (ri: number, key: string): MetricPoints | undefined => {
-      for (let i = 0; i < plan.length; i++) if (plan[i]!.ri === ri && plan[i]!.keys.includes(key)) return results.data[i]?.[key];
-      return undefined;
-    };
-    return new Map(
-      keys.map((key) => [
-        key,
-        runs.map((r, i) => ({ id: r.id, name: r.name, color: runColor(i), startTs: r.start_ts, points: keyLists[i]!.includes(key) ? pointsOf(i, key) : undefined })),
-      ]),
-    );
-  }, [keys, runs, keyLists, plan, results.data]);
-  const loading = metas.some((m) => m.isPending) || results.pending;
+  // the step axis of each key (rollout/step, eval/step, …)
+  const axisOf = useMemo(() => {
+    const out = new Map<string, string>();
+    for (const [axis, ks] of groupByAxis(keys)) for (const k of ks) out.set(k, axis);
+    return out;
+  }, [keys]);
+  const follows = useMemo(() => runs.map((_, i) => metas[i]?.data?.mode === "follow"), [runs, metas]);
+  const loading = metas.some((m) => m.isPending);
   const [hoverX, setHoverX] = useState<number | null>(null);
   const [zoomY, setZoomY] = useState<Record<string, Range>>({});
   const setZoom = (key: string, z: Zoom) => {
@@ -127,13 +121,7 @@ export function CompareOverlay({ report }: { report: GetCompareResponse; live: b
               </span>
             ))}
           </div>
-          <label className="muted">
-            x{" "}
-            <select className="input" aria-label="x axis" value={xMode} onChange={(e) => replace({ x: e.target.value === "time" ? "time" : null, zx: null })}>
-              <option value="step">step</option>
-              <option value="time">wall time since run start</option>
-            </select>
-          </label>
+          <ChartControls value={controls} onChange={setControls} xKey="x" xLabels={{ rel: "wall time since run start", wall: "wall clock" }} />
           {zoomX ? (
             <button type="button" className="btn" onClick={() => replace({ zx: null })}>
               reset zoom
@@ -147,9 +135,12 @@ export function CompareOverlay({ report }: { report: GetCompareResponse; live: b
             <OverlayCard
               key={key}
               metricKey={key}
-              runs={inputs.get(key)!}
-              pending={loading}
-              xMode={xMode}
+              axis={axisOf.get(key) ?? "rollout/step"}
+              runs={runs}
+              has={keyLists.map((l) => l.includes(key))}
+              follows={follows}
+              metasPending={loading}
+              controls={controls}
               zoom={{ x: zoomX, y: zoomY[key] ?? null }}
               onZoom={setZoom}
               hoverX={hoverX}
@@ -164,47 +155,104 @@ export function CompareOverlay({ report }: { report: GetCompareResponse; live: b
 
 function OverlayCard(props: {
   metricKey: string;
-  runs: Parameters<typeof prepareOverlay>[0];
-  pending: boolean;
-  xMode: OverlayX;
+  axis: string;
+  runs: GetCompareResponse["runs"];
+  /** per run: whether it has this metric */
+  has: readonly boolean[];
+  follows: readonly boolean[];
+  metasPending: boolean;
+  controls: Controls;
   zoom: Zoom;
   onZoom: (key: string, z: Zoom) => void;
   hoverX: number | null;
   onHoverX: (x: number | null) => void;
 }) {
-  const { metricKey: key, runs, xMode } = props;
-  const o = useMemo(() => prepareOverlay(runs, xMode), [runs, xMode]);
+  const { metricKey: key, controls, axis, runs: runList } = props;
+  // by value: the parent hands a new array on every render (hover, zoom), the chart must not re-prepare
+  const hasSig = props.has.map((h) => (h ? "1" : "0")).join("");
+  const has = useMemo(() => [...hasSig].map((c) => c === "1"), [hasSig]);
+  const xMode = controls.xMode;
+  const ref = useRef<HTMLElement>(null);
+  const { near, seen } = useNearViewport(ref);
+  // The render in which the card comes near only starts its queries (a light placeholder);
+  // the empty chart is built in a render after they went out (the batcher sends at the end
+  // of this effect flush), while the server answers.
+  const [armed, setArmed] = useState(false);
+  useEffect(() => {
+    if (!seen) return;
+    let live = true;
+    queueMicrotask(() => {
+      if (live) setArmed(true);
+    });
+    return () => {
+      live = false;
+    };
+  }, [seen]);
+  // one query per run that has the metric, only while the card is near the viewport
+  const asked = useMemo(() => runList.map((r, i) => ({ r, i })).filter(({ i }) => has[i]), [runList, has]);
+  const results = useQueries({
+    combine: combineMetrics,
+    queries: asked.map(({ r, i }) => ({
+      // typed columns, not the JSON answer the Metrics view caches under telemetryKeys.metrics
+      queryKey: ["compare", "series", r.id, axis, key] as const,
+      queryFn: () => overlayMetrics.load(r.id, axis, key),
+      enabled: near,
+      refetchInterval: props.follows[i] && near ? FOLLOW_POLL_MS : (false as const),
+      placeholderData: keepPreviousData,
+    })),
+  });
+  // the runs' inputs: stable while no answer changed, so the card does not re-prepare on hover;
+  // no points until every asked run answered (or failed): the runs appear together, and the
+  // empty chart is not rebuilt when the first of them answers
+  const answers = results.pending ? null : results.data;
+  const runs = useMemo(() => {
+    const pointsOf = (i: number): SeriesColumns | undefined => {
+      const j = asked.findIndex((a) => a.i === i);
+      return j >= 0 ? answers?.[j] : undefined;
+    };
+    // wall clock: each run's own unix time (start 0), else time since each run's start
+    return runList.map((r, i) => ({ id: r.id, name: r.name, color: runColor(i), startTs: xMode === "wall" ? 0 : r.start_ts, points: has[i] ? pointsOf(i) : undefined }));
+  }, [runList, asked, answers, has, xMode]);
+  const pending = props.metasPending || !seen || results.pending;
+  const o = useMemo(() => prepareOverlay(runs, xMode === "step" ? "step" : "time"), [runs, xMode]);
   const unit = unitForKey(key);
   const onZoom = props.onZoom;
   const zoomCb = useMemo(() => (z: Zoom) => onZoom(key, z), [onZoom, key]);
-  const xFormat = xMode === "time" ? (v: number) => formatElapsed(v) : stepFormat;
+  const xFormat = xMode === "rel" ? (v: number) => formatElapsed(v) : xMode === "wall" ? (v: number) => formatClock(v) : stepFormat;
+  const xTitle = xMode === "rel" ? (v: number) => `${formatElapsed(v)} since start` : xMode === "wall" ? (v: number) => formatDateTime(v) : (v: number) => `step ${stepFormat(v)}`;
+  const csv = useMemo(() => ({ xName: xColumnName(xMode) }), [xMode]);
   return (
-    <article className="panel chart-card" data-testid="overlay-card" data-key={key} aria-label={key}>
+    <article ref={ref} className="panel chart-card" data-testid="overlay-card" data-key={key} aria-label={key}>
       <header className="chart-head">
         <h3 className="chart-title mono">{key}</h3>
         <span className="chart-side mono muted">{o.present.map((p) => p.n).join(" / ")} pts</span>
       </header>
-      {o.missing.length && !props.pending ? (
+      {o.missing.length && !pending ? (
         <p className="cmp-missing" data-testid="overlay-missing">
-          {xMode === "time" ? "no wall-time points in " : "not in "}
+          {xMode !== "step" ? "no wall-time points in " : "not in "}
           {o.missing.join(", ")}
         </p>
       ) : (
         <p className="cmp-missing">{"\u00a0"}</p>
       )}
       <CanvasChart
+        deferred={!seen || !armed}
+        smoothing={controls.smoothing}
+        logY={controls.logY}
+        exportName={key}
+        csv={csv}
         model={o.model}
         zoom={props.zoom}
         onZoom={zoomCb}
         xFormat={xFormat}
-        xTitle={(v) => (xMode === "time" ? `${formatElapsed(v)} since start` : `step ${stepFormat(v)}`)}
+        xTitle={xTitle}
         yFormat={(v, step) => formatTickUnit(v, unit, step)}
         valueFormat={(v) => formatValueUnit(v, unit)}
         xTicks={xMode === "step" ? stepTicks : undefined}
         hoverX={props.hoverX}
         onHoverX={props.onHoverX}
         label={`${key}: ${runs.map((r) => r.name).join(" vs ")}`}
-        pending={props.pending && o.model.points === 0}
+        pending={pending && o.model.points === 0}
       />
     </article>
   );

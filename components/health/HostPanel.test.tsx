@@ -1,11 +1,10 @@
 // @vitest-environment jsdom
-/* eslint-disable no-restricted-imports -- a test, not client code: the panel's fetch is answered by the real route over a real run directory */
 import fs from "node:fs";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { act } from "react";
 import { createRoot } from "react-dom/client";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { HostPanel } from "@/components/health/HostPanel";
+import { HostPanel, HostWindowPanel } from "@/components/health/HostPanel";
 import { RunBuilder } from "@/lib/store/telemetry/testing";
 import { callRoute, setupTestServer, type TestServer } from "@/lib/testing/api";
 import { GET } from "@/app/api/timeline/host/route";
@@ -13,6 +12,8 @@ import { GET } from "@/app/api/timeline/host/route";
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 let b: RunBuilder;
+let w: RunBuilder;
+const T = 1796155200; // 2026-12-01 20:00 UTC
 let server: TestServer;
 
 beforeAll(async () => {
@@ -30,6 +31,32 @@ beforeAll(async () => {
         procs: [{ pid: 77, name: "sglang::scheduler", cpu_jiffies: 1000 * k, rss_kb: 2 * 1048576, threads: 3, voluntary_ctxt_switches: 0, nonvoluntary_ctxt_switches: 100 * k, fds: 1000, fd_limit: 1024 }],
       }) + "\n",
     );
+  // the window panel's run: a registered trainer that busy-loops in the first minute and
+  // fills its fd table in the second, a rollout worker that exits at T+60
+  w = new RunBuilder().meta({ run_name: "host-window", start_ts: T });
+  const lines: string[] = [];
+  for (let k = 0; k <= 12; k++) {
+    const t = T + 10 * k;
+    const first = k <= 6;
+    const trainerJiffies = k <= 6 ? 1000 * k : 6000 + 250 * (k - 6); // 100 % of a core, then 25 %
+    const procs = [
+      { pid: 10, name: "python3", role: "trainer", cpu_jiffies: trainerJiffies, rss_kb: (8 + k) * 1048576, threads: 40, voluntary_ctxt_switches: 0, nonvoluntary_ctxt_switches: 50 * k, fds: first ? 100 : 1000, fd_limit: 1024 },
+      ...(k < 6 ? [{ pid: 11, name: "sglang::sched", role: "rollout", cpu_jiffies: 200 * k, rss_kb: 1048576, threads: 4, voluntary_ctxt_switches: 0, nonvoluntary_ctxt_switches: 0, fds: 10, fd_limit: null }] : []),
+    ];
+    lines.push(
+      JSON.stringify({
+        ts: t,
+        node: "10.0.0.7",
+        ncpu: 2,
+        cpu: [1500 * k, 0, 0, 500 * k, 0, 0, 0, 0], // 75 % busy
+        mem_total_kb: 64 * 1048576,
+        mem_available_kb: (48 - k) * 1048576,
+        procs,
+        ...(k === 6 ? { exited: [{ pid: 11, name: "sglang::sched", role: "rollout" }] } : {}),
+      }),
+    );
+  }
+  w.raw("host/20261201_20.jsonl", lines.join("\n") + "\n");
   server = await setupTestServer({ dumpDetails: b.runDir });
   // the browser's fetch answered by the real route handler
   vi.stubGlobal("fetch", (url: string) => callRoute(GET, url, { token: server.token }));
@@ -37,6 +64,7 @@ beforeAll(async () => {
 afterAll(() => {
   vi.unstubAllGlobals();
   fs.rmSync(b.runDir, { recursive: true, force: true });
+  fs.rmSync(w.runDir, { recursive: true, force: true });
 });
 
 describe("HostPanel", () => {
@@ -58,5 +86,64 @@ describe("HostPanel", () => {
     expect(host.querySelector("tbody tr")!.textContent).toBe("sglang::scheduler (77)100%2.0 GiB101000 / 1024");
     expect(text).toContain("1000 of 1024 file descriptors open");
     act(() => root.unmount());
+  });
+});
+
+describe("HostWindowPanel (Compute Utilization)", () => {
+  test("follows the window: CPU mean/peak, top processes with role, exit and the window's lowest fd headroom; a bad window shows the error", async () => {
+    const s2 = await setupTestServer({ dumpDetails: w.runDir });
+    vi.stubGlobal("fetch", (url: string) => callRoute(GET, url, { token: s2.token }));
+    const host = document.createElement("div");
+    const root = createRoot(host);
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const show = (win: { t0: number; t1: number }) =>
+      act(async () => {
+        root.render(
+          <QueryClientProvider client={qc}>
+            <HostWindowPanel runId="" win={win} follow={false} />
+          </QueryClientProvider>,
+        );
+      });
+    const rows = () => [...host.querySelectorAll("tbody tr")].map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent));
+    try {
+      await show({ t0: T, t1: T + 50 });
+      await vi.waitFor(() => expect(host.textContent).toContain("6 samples"));
+      expect(host.querySelector("[data-node] p")!.textContent).toBe("10.0.0.7 · 2 cores · CPU 75% mean, 75% peak · memory 33% of 64 GiB (6 samples)");
+      expect(rows()).toEqual([
+        ["python3 (10)", "trainer", "100% · 100%", "13.0 GiB", "5", "100 / 1024 (90% free)"],
+        ["sglang::sched (11)", "rollout", "20% · 20%", "1.0 GiB", "0", "10 / ∞ (no limit)"],
+      ]);
+      expect(host.querySelector(".fired-warning")).toBeNull();
+
+      // pan to the second minute: the rollout worker exited, the trainer slowed and its fd table is full
+      await show({ t0: T + 50, t1: T + 120 });
+      await vi.waitFor(() => expect(host.textContent).toContain("8 samples"));
+      expect(rows()).toEqual([
+        ["python3 (10)", "trainer", "36% · 100%", "20.0 GiB", "5", "1000 / 1024 (2% free)"],
+        ["sglang::sched (11) · exited", "rollout", "—", "1.0 GiB", "—", "10 / ∞ (no limit)"],
+      ]);
+      expect(host.querySelector(".fired-warning td")!.textContent).toBe("python3 (10)");
+      expect(host.textContent).toContain("at the window end: 10.0.0.7: process python3 (pid 10) has 1000 of 1024 file descriptors open (2% headroom)");
+
+      // a window past the data: the run has host data, so the panel says the window is empty
+      await show({ t0: T + 3600, t1: T + 3700 });
+      await vi.waitFor(() => expect(host.textContent).toContain("no host samples in this window"));
+
+      // a refresh of the same window that fails (the server went away): the last answer stays, with the error under it
+      vi.stubGlobal("fetch", () => Promise.reject(new TypeError("fetch failed")));
+      await act(async () => {
+        await qc.refetchQueries({ queryKey: ["telemetry", ""] });
+      });
+      await vi.waitFor(() => expect(host.querySelector(".warn-text")?.textContent).toBe("refresh failed: fetch failed (showing the last answer)"));
+      expect(host.textContent).toContain("no host samples in this window");
+      vi.stubGlobal("fetch", (url: string) => callRoute(GET, url, { token: s2.token }));
+
+      // an invalid window (t1 < t0): the API's error, as an alert in the panel
+      await show({ t0: T + 100, t1: T });
+      await vi.waitFor(() => expect(host.querySelector("[role=alert]")?.textContent).toBe(`host telemetry: bad window: t1=${T}.0 <= t0=${T + 100}.0`));
+    } finally {
+      act(() => root.unmount());
+      vi.stubGlobal("fetch", (url: string) => callRoute(GET, url, { token: server.token }));
+    }
   });
 });

@@ -1,11 +1,18 @@
 import { useQuery } from "@tanstack/react-query";
 import type { GetRunStatusResponse, RunInputKey } from "@/lib/contracts/health";
-import { RUN_INPUTS } from "@/lib/contracts/health";
+import { RUN_INPUTS } from "@/lib/contracts/run-inputs";
 import { apiJson } from "@/lib/client/fetcher";
+import { useAfterFirstIdle } from "@/lib/client/idle";
+import { timelineHref as windowHref } from "@/lib/rollout-view/links";
 
-/** `GET /api/run_status` for one run (docs/api.md 9.5), re-asked every 30 s. */
-export function useRunStatus(runId: string) {
+/**
+ * `GET /api/run_status` for one run (docs/api.md 9.5), re-asked every 30 s. Asked once the
+ * browser is first idle: the header's state waits for the view's own requests.
+ */
+export function useRunStatus(runId: string, enabled = true) {
+  const idle = useAfterFirstIdle();
   return useQuery({
+    enabled: enabled && idle,
     queryKey: ["run_status", runId],
     queryFn: () => apiJson<GetRunStatusResponse>(`/api/run_status?${new URLSearchParams({ run: runId }).toString()}`),
     refetchInterval: 30_000,
@@ -20,8 +27,7 @@ export function firstMissing(status: GetRunStatusResponse | undefined, wanted: r
   return null;
 }
 
-/** Compute Utilization at `ts` ± `pad` seconds (lib/charts/timeline-url.ts: `v=<t0>~<t1>`). */
+/** Compute Utilization at `ts` ± `pad` seconds (the window link of lib/rollout-view/links.ts, unpadded). */
 export function timelineHref(runId: string, ts: number, pad = 300): string {
-  const r = (x: number) => String(Math.round(x * 1000) / 1000);
-  return `/runs/${encodeURIComponent(runId)}/timeline?v=${r(ts - pad)}~${r(ts + pad)}`;
+  return windowHref(runId, { t0: ts - pad, t1: ts + pad }, { pad: false });
 }

@@ -5,8 +5,12 @@
  * x = wall time as elapsed from the run start (the same origin as Compute Utilization).
  * Engine colours come from one page-wide order so an engine has the same colour in
  * every chart; the legend hides/solos engines in all charts at once (kept in the URL).
+ * Chart controls (docs/charts.md §6): smoothing, log y, x = time since start (default, also
+ * for `xm=step`: engine series have no steps) or wall clock. Only cards near the viewport
+ * fetch and draw (§7).
  */
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { xColumnName, type ChartControls } from "@/lib/charts/chart-controls";
 import type { Range, Zoom } from "@/lib/charts/core/range";
 import { formatClock, formatElapsed, formatTickUnit, formatValueUnit } from "@/lib/charts/core/format";
 import { describeMetric } from "@/lib/charts/metric-catalog";
@@ -14,9 +18,12 @@ import { seriesColor } from "@/lib/charts/palette";
 import { ticksFrom } from "@/lib/charts/core/ticks";
 import { engineLabels, mergeEngineOrder, prepareEngineChart, stripScheme } from "@/lib/charts/prepare-line";
 import { errorMessage } from "@/lib/client/fetcher";
-import { useEngineCharts } from "@/lib/client/telemetry-queries";
+import { useEngineSeries } from "@/lib/client/telemetry-queries";
+import { useNearViewport } from "@/components/charts/use-near-viewport";
 import { CanvasChart } from "@/components/charts/CanvasChart";
 import { MetricCardFrame } from "@/components/metrics/MetricCardFrame";
+import { PanelFreshness } from "@/components/charts/FreshnessBadge";
+import { lastPointTs } from "@/lib/charts/freshness";
 import { useThemeName } from "@/components/charts/use-chart-theme";
 
 export function EngineGrid(props: {
@@ -31,29 +38,33 @@ export function EngineGrid(props: {
   onZoom: (key: string, z: Zoom) => void;
   onDpRank: (v: boolean) => void;
   onHidden: (h: string[]) => void;
+  controls: ChartControls;
 }) {
   const theme = useThemeName();
-  const results = useEngineCharts(props.runId, props.metrics, props.perDpRank, props.follow);
   const [hoverX, setHoverX] = useState<number | null>(null);
-  // Page-wide order: every label any chart has shown, numerically sorted. Keyed by the
-  // label text so the array (and every chart model) stays the same object between polls.
-  const labelsKey = results.map((r) => engineLabels(r.data).join("\n")).join("\n");
+  // Page-wide order: every label any drawn chart has shown, numerically sorted. Keyed by
+  // the label text so the array (and every chart model) stays the same object between polls.
+  const [labelsByMetric, setLabels] = useState<Record<string, string>>({});
+  const onLabels = useMemo(() => (metric: string, text: string) => setLabels((p) => (p[metric] === text ? p : { ...p, [metric]: text })), []);
+  const labelsKey = props.metrics.map((m) => labelsByMetric[m] ?? "").join("\n");
   const order = useMemo(() => mergeEngineOrder([], labelsKey.split("\n").filter(Boolean)), [labelsKey]);
   const hidden = useMemo(() => new Set(props.hidden), [props.hidden]);
   const origin = props.t0 ?? 0;
   const ticks = useMemo(() => ticksFrom(origin), [origin]);
-  const anyLoading = results.some((r) => r.isPending);
+  const anyLoading = props.metrics.some((m) => labelsByMetric[m] === undefined);
 
   return (
     <div className="engine-layout">
       <div className="chart-grid">
-        {props.metrics.map((metric, i) => (
+        {props.metrics.map((metric) => (
           <EngineCard
             key={metric}
+            runId={props.runId}
+            follow={props.follow}
+            perDpRank={props.perDpRank}
+            onLabels={onLabels}
+            controls={props.controls}
             metric={metric}
-            data={results[i]?.data}
-            loading={results[i]?.isPending ?? true}
-            error={results[i]?.error ? errorMessage(results[i]?.error) : null}
             order={order}
             hidden={hidden}
             theme={theme}
@@ -101,10 +112,12 @@ export function EngineGrid(props: {
 }
 
 function EngineCard(props: {
+  runId: string;
+  follow: boolean;
+  perDpRank: boolean;
+  onLabels: (metric: string, labels: string) => void;
+  controls: ChartControls;
   metric: string;
-  data: Parameters<typeof prepareEngineChart>[1];
-  loading: boolean;
-  error: string | null;
   order: readonly string[];
   hidden: ReadonlySet<string>;
   theme: ReturnType<typeof useThemeName>;
@@ -115,7 +128,18 @@ function EngineCard(props: {
   hoverX: number | null;
   onHoverX: (x: number | null) => void;
 }) {
-  const { metric, data, order, hidden, theme, origin } = props;
+  const { metric, order, hidden, theme, origin, controls, onLabels } = props;
+  const ref = useRef<HTMLElement>(null);
+  const { near, seen } = useNearViewport(ref);
+  const q = useEngineSeries(props.runId, metric, { perDpRank: props.perDpRank, win: null, maxPoints: 1000, follow: props.follow && near, enabled: near });
+  const data = q.data;
+  const labelText = data ? engineLabels(data).join("\n") : undefined;
+  useEffect(() => {
+    if (labelText !== undefined) onLabels(metric, labelText);
+  }, [labelText, metric, onLabels]);
+  const wall = controls.xMode === "wall";
+  // engine series are on unix time in both modes (the rel axis only labels them from the start)
+  const csv = useMemo(() => ({ xName: xColumnName("wall") }), []);
   const model = useMemo(() => prepareEngineChart(metric, data, order, hidden, theme), [metric, data, order, hidden, theme]);
   const onZoom = props.onZoom;
   const zoomCb = useMemo(() => (z: Zoom) => onZoom(metric, z), [onZoom, metric]);
@@ -123,21 +147,37 @@ function EngineCard(props: {
   const unit = model.unit;
   const allZero = model.points > 0 && model.series.every((s) => s.y.every((v) => Number.isNaN(v) || v === 0));
   return (
-    <MetricCardFrame metricKey={metric} desc={desc} side={`${model.series.length} series${allZero ? " · all zero" : ""}`} error={props.error} hasData={!!data}>
+    <MetricCardFrame
+      cardRef={ref}
+      metricKey={metric}
+      desc={desc}
+      side={
+        <>
+          {`${model.series.length} series${allZero ? " · all zero" : ""}`} <PanelFreshness runId={props.runId} t1={lastPointTs(data?.series)} />
+        </>
+      }
+      error={q.error ? errorMessage(q.error) : null}
+      hasData={!!data}
+    >
       <CanvasChart
+        deferred={!seen}
+        smoothing={controls.smoothing}
+        logY={controls.logY}
+        exportName={metric}
+        csv={csv}
         model={model}
         zoom={props.zoom}
         onZoom={zoomCb}
-        xFormat={(v) => formatElapsed(v - origin)}
+        xFormat={wall ? (v) => formatClock(v) : (v) => formatElapsed(v - origin)}
         xTitle={(v) => `${formatElapsed(v - origin)}  (${formatClock(v)})`}
         yFormat={(v, step) => formatTickUnit(v, unit, step)}
         valueFormat={(v) => formatValueUnit(v, unit)}
-        xTicks={props.ticks}
+        xTicks={wall ? undefined : props.ticks}
         hoverX={props.hoverX}
         onHoverX={props.onHoverX}
         label={metric}
         lineWidth={1.25}
-        pending={props.loading && !data}
+        pending={(q.isPending || !seen) && !data}
       />
     </MetricCardFrame>
   );

@@ -3,26 +3,32 @@
 /**
  * Metrics view: category sidebar + filter, one line chart per key of the category
  * (engine metrics: one line per engine, with a legend), live in follow mode.
- * State in the URL: cat, q, x (shared x zoom), y:<key> (per-chart y zoom), dp, hide, step.
+ * State in the URL: cat, q, x (shared x zoom), y:<key> (per-chart y zoom), dp, hide, step,
+ * and the chart controls (docs/charts.md §6): sm (smoothing), ylog, xm (x = step | wall | rel).
  * Keys: `[` / `]` move the step cursor, Enter opens that step's rollouts, Esc resets zoom.
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import type { Meta } from "@/lib/charts/api-shapes";
 import type { Range, Zoom } from "@/lib/charts/core/range";
+import { chartControlsPatch, parseChartControls, type ChartControls as Controls } from "@/lib/charts/chart-controls";
 import { buildCategories, filterKeys, type Category } from "@/lib/charts/metric-catalog";
 import { neighbourId, parseMetricsState, writeMetricsState, type MetricsUrlState } from "@/lib/charts/metrics-url";
 import { ApiClientError, errorMessage } from "@/lib/client/fetcher";
 import { useMeta } from "@/lib/client/telemetry-queries";
 import { FreshnessBadge } from "@/components/charts/FreshnessBadge";
+import { ChartControls } from "@/components/charts/ChartControls";
 import { useShortcuts } from "@/components/charts/use-shortcuts";
 import { currentParams, useUrlState, type HistoryMode } from "@/components/charts/use-url-state";
 import { EngineGrid } from "@/components/metrics/EngineGrid";
 import { ScalarGrid, type MetricsNav } from "@/components/metrics/ScalarGrid";
 import { useFilterText } from "@/components/metrics/use-filter-text";
+import { noDumpNote } from "@/lib/rollout-view/nav";
 import "@/app/views.css";
 import { WhyEmpty } from "@/components/health/WhyEmpty";
+
+const METRICS_HINT = "drag = zoom · dbl-click = reset · click a point = open its step · [ ] = step · Esc = reset";
 
 function errorText(err: unknown): string {
   return err instanceof ApiClientError ? `${err.message} (HTTP ${err.status})` : errorMessage(err);
@@ -31,11 +37,20 @@ function errorText(err: unknown): string {
 export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta: Meta | null }) {
   const router = useRouter();
   const meta = useMeta(runId, initialMeta);
-  const { params, write } = useUrlState();
+  const { params, write, replace } = useUrlState();
   const state = parseMetricsState(params);
+  const controls = parseChartControls(params, "xm");
+  // a new y scale or x axis makes the zooms meaningless: they go with the change
+  const setControls = (c: Partial<Controls>) =>
+    replace({
+      ...chartControlsPatch(c, "xm"),
+      ...("xMode" in c ? { x: null } : {}),
+      ...("xMode" in c || "logY" in c ? Object.fromEntries([...currentParams().keys()].filter((k) => k.startsWith("y:")).map((k) => [k, null])) : {}),
+    });
   const m = meta.data;
 
-  const categories = useMemo(() => (m ? buildCategories(m.metric_keys, m.engine_metric_keys) : []), [m]);
+  // derived per-step keys (drift/*, staleness/*, perf/*: /api/meta.derived_metric_keys) join the logged ones
+  const categories = useMemo(() => (m ? buildCategories([...new Set([...m.metric_keys, ...(m.derived_metric_keys ?? [])])], m.engine_metric_keys) : []), [m]);
   const active: Category | undefined = categories.find((c) => c.name === state.category) ?? categories[0];
   const follow = m?.mode === "follow";
 
@@ -55,9 +70,11 @@ export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta
         if (axis === "eval/step" && evalIds.has(step)) return `${base}/rollout/${step}?eval=1`;
         return null;
       },
+      noDump: (axis, step) => setNoDump(noDumpNote(axis === "eval/step", step, axis === "eval/step" ? m?.rollout_ids.eval ?? [] : m?.rollout_ids.train ?? [])),
     }),
-    [base, trainIds, evalIds],
+    [base, trainIds, evalIds, m],
   );
+  const [noDump, setNoDump] = useState<string | null>(null);
 
   const setZoom = (key: string, z: Zoom) => {
     const y: Record<string, Range> = { ...state.y };
@@ -161,7 +178,22 @@ export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta
               </button>
             </span>
           ) : null}
-          <span className="hint muted">drag = zoom · dbl-click = reset · click a point = open its step · [ ] = step · Esc = reset</span>
+          {noDump ? (
+            <span className="zoom-pill warn-text" role="status" data-testid="no-dump-note">
+              {noDump}
+              <button type="button" className="link-btn" onClick={() => setNoDump(null)} aria-label="Dismiss">
+                ×
+              </button>
+            </span>
+          ) : null}
+          <ChartControls
+            value={controls}
+            onChange={setControls}
+            xModes={active?.kind === "engine" ? ["wall", "rel"] : ["step", "wall", "rel"]}
+          />
+          <span className="hint muted" title={METRICS_HINT}>
+            {METRICS_HINT}
+          </span>
         </div>
 
         {categories.length === 0 ? (
@@ -184,15 +216,27 @@ export function MetricsView({ runId, initialMeta }: { runId: string; initialMeta
             follow={follow}
             perDpRank={state.perDpRank}
             hidden={state.hidden}
-            t0={t0}
+            t0={t0 ?? m.start_ts}
             zoomX={state.x}
             zoomY={state.y}
             onZoom={setZoom}
             onDpRank={(v) => update({ perDpRank: v, hidden: [] })}
             onHidden={(h) => update({ hidden: h })}
+            controls={controls}
           />
         ) : (
-          <ScalarGrid runId={runId} keys={keys} follow={follow} zoomX={state.x} zoomY={state.y} onZoom={setZoom} step={state.step} nav={nav} />
+          <ScalarGrid
+            runId={runId}
+            keys={keys}
+            follow={follow}
+            zoomX={state.x}
+            zoomY={state.y}
+            onZoom={setZoom}
+            step={state.step}
+            nav={nav}
+            controls={controls}
+            t0={m.start_ts ?? t0 ?? 0}
+          />
         )}
       </section>
     </div>

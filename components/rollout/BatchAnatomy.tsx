@@ -226,6 +226,8 @@ export function BatchAnatomy({ model, single = false, sort = "submit", onSort, o
           role="img"
           aria-label={single ? `Lifecycle of sample ${model.rows[0]?.label ?? ""}` : `Batch anatomy of ${model.rows.length} samples`}
           data-testid="anatomy-canvas"
+          data-rows={model.rows.length}
+          data-label-gap={dens.labelEvery * dens.rowH}
           onMouseMove={onMove}
           onMouseLeave={() => setHover(null)}
           onMouseDown={onDown}

@@ -12,7 +12,7 @@ import { useMemo } from "react";
 import { preloadData } from "@/lib/client/preload";
 import { rolloutUrls, useRolloutGroups, useRolloutIds, useRolloutSummary, useTrajectories } from "@/lib/client/rollout-queries";
 import { anatomyDensity, isAnatomySort, prepareAnatomy, type LaneFacts } from "@/lib/rollout-view/anatomy";
-import { defaultVisibleSampleColumns, isRemovedSample, isZeroStdGroup, prepareSampleRows, sampleColumnIds, type SampleTableRow } from "@/lib/rollout-view/columns";
+import { defaultVisibleSampleColumns, groupNotApplicable, isRemovedSample, isZeroStdGroup, notApplicableColumns, prepareSampleRows, sampleColumnIds, type SampleTableRow } from "@/lib/rollout-view/columns";
 import { matchesFilter } from "@/lib/rollout-view/filter";
 import { sampleHref, stepHref, stepPosition } from "@/lib/rollout-view/nav";
 import { prepareStatGrid, rewardColumn } from "@/lib/rollout-view/stats";
@@ -21,11 +21,14 @@ import { parseColumns, parseFilters, parseSort, serializeFilters, serializeSort 
 import { ColumnChooser } from "@/components/table/ColumnChooser";
 import { DataTable, type AsyncState } from "@/components/table/DataTable";
 import { BatchAnatomy } from "./BatchAnatomy";
+import { StepTraces } from "./traces/StepTraces";
+import { DriftPanel, RolloutSearch } from "./lazy-panels";
 import { isNotFound, QueryError } from "./QueryError";
 import { RewardScatter } from "./RewardScatter";
 import { dataColumns } from "./rollout-columns";
 import { StatGrid } from "./StatGrid";
 import { StepNav } from "./StepNav";
+import { StepLinks } from "./StepLinks";
 import { useUrlState } from "@/components/charts/use-url-state";
 
 export interface RolloutStepClientProps {
@@ -60,7 +63,7 @@ export function RolloutStepClient({ runId, step, evaluation, ids: initialIds, li
   const stale = summary.isPlaceholderData;
   const sum = summary.data;
 
-  const tab = params.get("tab") === "groups" ? "groups" : "samples";
+  const tab = params.get("tab") === "groups" ? "groups" : params.get("tab") === "drift" ? "drift" : params.get("tab") === "search" ? "search" : "samples";
   const allCols = useMemo(() => (sum ? sampleColumnIds(sum) : []), [sum]);
   const defaults = useMemo(() => defaultVisibleSampleColumns(allCols), [allCols]);
   const visible = useMemo(() => parseColumns(params.get("cols"), allCols) ?? defaults, [params, allCols, defaults]);
@@ -87,10 +90,10 @@ export function RolloutStepClient({ runId, step, evaluation, ids: initialIds, li
 
   const open = (sampleIndex: number) => router.push(sampleHref(runId, step, sampleIndex, evaluation));
   const sampleColumns = useMemo(
-    () => dataColumns<SampleTableRow>(visible, { linkFirst: (r) => sampleHref(runId, step, r.sample_index, evaluation) }),
+    () => dataColumns<SampleTableRow>(visible, { linkFirst: (r) => sampleHref(runId, step, r.sample_index, evaluation), notApplicable: notApplicableColumns(evaluation) }),
     [visible, runId, step, evaluation],
   );
-  const groupColumns = useMemo(() => dataColumns<GroupRow>(groups.data?.columns ?? []), [groups.data]);
+  const groupColumns = useMemo(() => dataColumns<GroupRow>(groups.data?.columns ?? [], { notApplicable: groupNotApplicable }), [groups.data]);
 
   const setSorting = (u: Updater<SortingState>) => replace({ sort: serializeSort(apply(u, sorting)) });
   const setFilters = (u: Updater<ColumnFiltersState>) => replace({ f: serializeFilters(apply(u, filters).map((f) => ({ id: f.id, value: typeof f.value === "string" ? f.value : "" }))) });
@@ -135,18 +138,23 @@ export function RolloutStepClient({ runId, step, evaluation, ids: initialIds, li
   return (
     <div className="rv" data-state={settled ? "ready" : "loading"}>
       <StepNav runId={runId} step={step} evaluation={evaluation} ids={ids} carry={carry} />
+      <StepLinks runId={runId} step={step} evaluation={evaluation} traj={traj.data} />
       {summary.isError ? <QueryError error={summary.error} what={`the summary of step ${step}`} /> : null}
       {tiles ? <StatGrid tiles={tiles} dim={stale} /> : <div className="rv-stats rv-skeleton" aria-busy="true" />}
       <div className="rv-tabs" role="tablist" aria-label="Step views">
-        {(["samples", "groups"] as const).map((t) => (
+        {(["samples", "groups", "drift", "search"] as const).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} className="rv-btn" onClick={() => replace({ tab: t === "samples" ? null : t })}>
-            {t === "samples" ? "Samples" : "Groups"}
+            {t === "samples" ? "Samples" : t === "groups" ? "Groups" : t === "drift" ? "Drift" : "Search"}
           </button>
         ))}
         {stale ? <span className="muted rv-hint">loading step {step}…</span> : null}
       </div>
 
-      {tab === "samples" ? (
+      {tab === "drift" ? (
+        <DriftPanel runId={runId} step={step} evaluation={evaluation} />
+      ) : tab === "search" ? (
+        <RolloutSearch runId={runId} step={step} evaluation={evaluation} />
+      ) : tab === "samples" ? (
         <div role="tabpanel" aria-label="Samples" className={stale ? "rv-dim" : undefined}>
           {!evaluation ? (
             traj.isError ? (
@@ -166,6 +174,7 @@ export function RolloutStepClient({ runId, step, evaluation, ids: initialIds, li
               </section>
             )
           ) : null}
+          <StepTraces runId={runId} step={step} evaluation={evaluation} onOpen={open} />
           {sum ? (
             <RewardScatter
               rows={filteredRows}

@@ -1,14 +1,15 @@
 "use client";
 /**
  * Step navigation row: ◀ Prev · Train/Eval step [input] (k/N) · Next ▶ · newest · eval
- * toggle. The input offers the existing ids and snaps an unknown number to the nearest
- * existing step (the original navigated blindly and showed 0/N). `[` / `]` step too.
+ * toggle. The input offers the existing ids; an unknown number is not opened: a note says
+ * there is no such step and offers the nearest (Enter again opens it; the original
+ * navigated blindly and showed 0/N). `[` / `]` step too.
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { usePrefetchStep } from "@/lib/client/rollout-queries";
-import { stepHref, stepPosition } from "@/lib/rollout-view/nav";
+import { describeIds, stepHref, stepPosition } from "@/lib/rollout-view/nav";
 import { useShortcuts } from "@/components/charts/use-shortcuts";
 
 export interface StepNavProps {
@@ -26,6 +27,9 @@ export function StepNav({ runId, step, evaluation, ids, carry }: StepNavProps) {
   const pos = stepPosition(list, step);
   const prefetch = usePrefetchStep(runId, evaluation);
   const [draft, setDraft] = useState<{ step: number; text: string }>({ step, text: String(step) });
+  // Why a typed step was not opened (no dump for it): shown next to the input (#15 defect 9).
+  const [snap, setSnap] = useState<{ step: number; note: string } | null>(null);
+  const snapNote = snap && snap.step === step ? snap.note : null;
   const text = draft.step === step ? draft.text : String(step);
   const href = (s: number) => stepHref(runId, s, evaluation, carry);
 
@@ -37,12 +41,26 @@ export function StepNav({ runId, step, evaluation, ids, carry }: StepNavProps) {
     return true;
   });
 
+  const kind = evaluation ? "eval" : "train";
   const jump = () => {
     const n = Number(text.trim());
-    if (!Number.isFinite(n) || text.trim() === "") return;
-    const target = stepPosition(list, Math.round(n)).nearest;
-    if (target === null) return;
+    if (!Number.isFinite(n) || text.trim() === "") {
+      setSnap({ step, note: `“${text.trim()}” is not a step number` });
+      return;
+    }
+    const wanted = Math.round(n);
+    const target = stepPosition(list, wanted).nearest;
+    if (target === null) {
+      setSnap({ step, note: `this run has no ${kind} dumps` });
+      return;
+    }
     setDraft({ step, text: String(target) });
+    if (target !== wanted) {
+      // not opened: say why and offer the nearest step (Enter again opens it)
+      setSnap({ step, note: `no ${kind} step ${wanted} (dumps: ${describeIds(list)}) — nearest is ${target}${target === step ? ", shown" : ", Enter opens it"}` });
+      return;
+    }
+    setSnap(null);
     if (target !== step) router.push(href(target));
   };
 
@@ -68,6 +86,7 @@ export function StepNav({ runId, step, evaluation, ids, carry }: StepNavProps) {
           aria-label="Go to step"
           list={datalistId}
           value={text}
+          aria-describedby={snapNote ? "rv-step-snap" : undefined}
           onChange={(e) => setDraft({ step, text: e.target.value })}
           onKeyDown={(e) => {
             if (e.key === "Enter") jump();
@@ -83,6 +102,11 @@ export function StepNav({ runId, step, evaluation, ids, carry }: StepNavProps) {
       <span className="muted" data-testid="step-position">
         ({pos.index + 1}/{pos.count})
       </span>
+      {snapNote ? (
+        <span id="rv-step-snap" className="warn-text small" role="status" data-testid="step-snap-note">
+          {snapNote}
+        </span>
+      ) : null}
       {pos.next !== null ? (
         <Link className="rv-btn" href={href(pos.next)} onMouseEnter={() => prefetch(pos.next)} title="next step ( ] )">
           Next ▶

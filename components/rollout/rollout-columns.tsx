@@ -3,7 +3,7 @@
 import type { ColumnDef } from "@tanstack/react-table";
 import { Link } from "@/components/shell/Link";
 import { Fragment } from "react";
-import { COLUMN_HINTS } from "@/lib/rollout-view/columns";
+import { COLUMN_HINTS, NOT_APPLICABLE } from "@/lib/rollout-view/columns";
 import { matchesFilter } from "@/lib/rollout-view/filter";
 import { formatValue } from "@/lib/charts/core/format";
 import type { Cell } from "@/lib/rollout-view/types";
@@ -35,7 +35,14 @@ function header(id: string) {
 }
 
 /** One column per id: nulls sort last in both directions, the shared filter grammar, §1.8 cells. */
-export function dataColumns<R extends AnyRow>(ids: readonly string[], opts: { linkFirst?: (row: R) => string } = {}): ColumnDef<R, CellValue>[] {
+export function dataColumns<R extends AnyRow>(
+  ids: readonly string[],
+  opts: {
+    linkFirst?: (row: R) => string;
+    /** column → why it does not apply (to this row): such cells say n/a with that title */
+    notApplicable?: Record<string, string | ((row: R) => string | null)>;
+  } = {},
+): ColumnDef<R, CellValue>[] {
   return ids.map((id, i) => ({
     id,
     header: () => header(id),
@@ -47,6 +54,14 @@ export function dataColumns<R extends AnyRow>(ids: readonly string[], opts: { li
     size: size(id),
     meta: { hint: COLUMN_HINTS[id], align: i === 0 || TEXT_COLUMNS.has(id) ? "left" : "right" },
     cell: (ctx) => {
+      const rule = opts.notApplicable?.[id];
+      const na = typeof rule === "function" ? rule(ctx.row.original) : rule;
+      if (na)
+        return (
+          <span className="muted" title={na}>
+            {NOT_APPLICABLE}
+          </span>
+        );
       const text = formatValue(ctx.row.original[id]);
       if (i === 0 && opts.linkFirst)
         return (

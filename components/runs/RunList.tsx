@@ -6,7 +6,7 @@ import { useUrlState } from "@/components/charts/use-url-state";
 import { useMemo, useState } from "react";
 import type { GetRunsResponse, RunSummary } from "@/lib/contracts/runs";
 import { useRuns } from "@/lib/client/queries";
-import { formatAgo, formatUtc } from "@/lib/format/time";
+import { RelativeTime } from "@/components/shell/RelativeTime";
 import { RunAnnotations } from "@/components/runs/RunAnnotations";
 import "@/components/runs/runs.css";
 import { RunStateCell } from "@/components/health/RunStateCell";
@@ -25,7 +25,7 @@ type SortKey = "activity" | "name" | "steps";
 const SORTS: Record<SortKey, (a: RunSummary, b: RunSummary) => number> = {
   activity: (a, b) => (b.last_ts ?? 0) - (a.last_ts ?? 0),
   name: (a, b) => a.name.localeCompare(b.name),
-  steps: (a, b) => b.steps - a.steps,
+  steps: (a, b) => (b.last_step ?? -1) - (a.last_step ?? -1) || b.steps - a.steps,
 };
 
 export function RunList({ initial }: { initial: GetRunsResponse }) {
@@ -79,7 +79,7 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
           <select className="input" aria-label="Sort runs" value={sort} onChange={(e) => setParam("sort", e.target.value)}>
             <option value="activity">latest activity</option>
             <option value="name">name</option>
-            <option value="steps">steps</option>
+            <option value="steps">last step</option>
           </select>
         </label>
         <details className="runs-cols">
@@ -125,31 +125,33 @@ export function RunList({ initial }: { initial: GetRunsResponse }) {
               : `No run matches “${q}”.`}
           </div>
         ) : (
-          <table className="runs-table">
-            <thead>
-              <tr>
-                <th className="runs-select" aria-label="Select for compare" />
-                <th>Run</th>
-                <th>Status</th>
-                <th>State</th>
-                <th>Data</th>
-                <th>Steps</th>
-                <th>Last activity</th>
-                {cols.map((c) => (
-                  <th key={c} className="mono" title={c}>
-                    {c}
-                  </th>
+          <div className="runs-table-wrap">
+            <table className="runs-table">
+              <thead>
+                <tr>
+                  <th className="runs-select" aria-label="Select for compare" />
+                  <th>Run</th>
+                  <th title="run health (docs/api.md 9.5.2) and the worst alarm: lifecycle, advisories, log signals">State</th>
+                  <th>Data</th>
+                  <th title="newest logged training step (metrics; a dump-only run: its newest dump)">Last step</th>
+                  <th title="rollout dumps on disk">Dumps</th>
+                  <th>Last activity</th>
+                  {cols.map((c) => (
+                    <th key={c} className="mono" title={c}>
+                      {c}
+                    </th>
+                  ))}
+                  <th>Tags / notes</th>
+                  <th>Open</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.map((r) => (
+                  <RunRow key={r.id} run={r} cols={cols} selected={chosen.includes(r.id)} onToggle={() => toggleRun(r.id)} />
                 ))}
-                <th>Tags / notes</th>
-                <th>Open</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((r) => (
-                <RunRow key={r.id} run={r} cols={cols} selected={chosen.includes(r.id)} onToggle={() => toggleRun(r.id)} />
-              ))}
-            </tbody>
-          </table>
+              </tbody>
+            </table>
+          </div>
         )}
       </div>
     </>
@@ -164,13 +166,12 @@ function RunRow({ run, cols, selected, onToggle }: { run: RunSummary; cols: stri
       <td className="runs-select">
         <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`Select ${run.name} for compare`} />
       </td>
-      <td>
+      <td className="run-cell">
         <Link href={`${base}/metrics`} className="run-name">
           {run.name}
         </Link>
         <div className="run-path">{run.path}</div>
       </td>
-      <td>{run.live ? <span className="badge badge-live">live</span> : <span className="badge">finished</span>}</td>
       <td>
         <RunStateCell run={run} />
       </td>
@@ -189,8 +190,15 @@ function RunRow({ run, cols, selected, onToggle }: { run: RunSummary; cols: stri
           ) : null}
         </div>
       </td>
-      <td className="mono">{run.steps}</td>
-      <td title={formatUtc(run.last_ts)}>{formatAgo(run.last_ts)}</td>
+      <td className="mono" data-testid="run-last-step">
+        {run.last_step ?? <span className="muted">—</span>}
+      </td>
+      <td className="mono" data-testid="run-dumps">
+        {run.steps}
+      </td>
+      <td className="run-when">
+        <RelativeTime ts={run.last_ts} />
+      </td>
       {cols.map((c) => (
         <td key={c} className="run-arg" title={argText(run.args?.[c])}>
           {run.args === null ? <span className="muted">—</span> : argText(run.args[c])}

@@ -10,6 +10,7 @@ import type { ConvBlock, ConvCard } from "@/lib/rollout-view/conversation";
 import { formatValue } from "@/lib/charts/core/format";
 import { rangeMean, type StatScale, type TokenModel, type TurnAlignment } from "@/lib/rollout-view/tokens";
 import { TurnStrip } from "./TurnStrip";
+import { FindInConversation } from "./FindInConversation";
 
 export interface ConversationProps {
   cards: ConvCard[];
@@ -80,6 +81,7 @@ export function Conversation({ cards, tokens, alignment, scale, metricsOn, onMet
           </label>
         </div>
       </div>
+      <FindInConversation onExpandAll={() => setAll(true)} />
       {metricsOn && tokensLoading && !tokens ? <p className="muted rv-note">loading tokens for the per-turn metrics…</p> : null}
       {showStrips && alignment.method !== "none" ? <p className="muted rv-note">{ALIGN_NOTE[alignment.method]}</p> : null}
       <div className="sv-cards">

@@ -24,6 +24,8 @@ import { useUrlState } from "@/components/charts/use-url-state";
 import { Conversation } from "./Conversation";
 import { GroupNav } from "./GroupNav";
 import { TokensPane } from "./TokensPane";
+import { TracePanel } from "./trace/TracePanel";
+import { SampleLinks } from "./SampleLinks";
 
 export interface SampleClientProps {
   runId: string;
@@ -39,6 +41,20 @@ function parseRange(raw: string | null): Range | null {
   const a = Number(m[1]);
   const b = Number(m[2]);
   return Number.isFinite(a) && Number.isFinite(b) && b > a ? [a, b] : null;
+}
+
+/**
+ * Why there is no conversation, from what the server said (docs/api.md 1.5, 7): the step has no
+ * trajectory sidecar at all (a dump-only run), or the sidecar has no line for this sample.
+ * Only what is known — a missing line says nothing about whether the sample ever reached
+ * the model (#15 defect 11).
+ */
+function noConversationText(err: unknown, sampleIndex: number): string {
+  const msg = err instanceof Error ? err.message : "";
+  if (/missing\)\s*$/.test(msg)) {
+    return "No conversation: this step has no trajectory sidecar (the run wrote its rollout dump only), so what is known is the dump's tokens, reward and per-token stats below.";
+  }
+  return `No conversation: the step's trajectory sidecar has no line for sample ${sampleIndex} (not recorded, or not written yet). The rollout dump's tokens are below.`;
 }
 
 export function SampleClient({ runId, step, evaluation, sampleIndex }: SampleClientProps) {
@@ -61,6 +77,7 @@ export function SampleClient({ runId, step, evaluation, sampleIndex }: SampleCli
     rolloutUrls.messages(runId, step, evaluation, sampleIndex),
     ...(wantTokens ? [rolloutUrls.tokens(runId, step, evaluation, sampleIndex, start, start + TOKEN_PAGE)] : []),
     rolloutUrls.summary(runId, step, evaluation),
+    ...(!evaluation ? [rolloutUrls.trajectories(runId, step, sampleIndex)] : []),
   ]);
   const tokensQ = useSampleTokens(runId, step, evaluation, sampleIndex, start, start + TOKEN_PAGE, wantTokens);
   const tokens = useMemo(() => (tokensQ.data ? prepareTokens(tokensQ.data) : null), [tokensQ.data]);
@@ -130,6 +147,7 @@ export function SampleClient({ runId, step, evaluation, sampleIndex }: SampleCli
         {summary.isSuccess && !row ? <span className="rv-bad-text">sample {sampleIndex} is not in this step&apos;s summary</span> : null}
       </div>
       <GroupNav runId={runId} step={step} evaluation={evaluation} sampleIndex={sampleIndex} group={group} carry={carry} />
+      <SampleLinks runId={runId} step={step} evaluation={evaluation} sampleIndex={sampleIndex} traj={traj.data} trajSettled={traj.isSuccess || traj.isError} />
       {summary.isError ? <QueryError error={summary.error} what="the step summary (group navigation)" /> : null}
 
       {!evaluation ? (
@@ -142,9 +160,16 @@ export function SampleClient({ runId, step, evaluation, sampleIndex }: SampleCli
             </h2>
             <BatchAnatomy model={lane} single />
           </section>
+        ) : traj.isPending ? (
+          // the lifecycle's place, kept while it loads: arriving after the tokens chart, it
+          // pushed the tabs and the chart 133 px down under the reader (layout-stability.spec)
+          <section className="rv-panel sv-lane-pending" aria-hidden="true">
+            <h2 className="rv-panel-title muted">Sample s{sampleIndex} lifecycle</h2>
+          </section>
         ) : null
       ) : null}
 
+      <TracePanel runId={runId} step={step} evaluation={evaluation} sampleIndex={sampleIndex} />
       {chips.length ? (
         <div className="sv-chips" aria-label="Sample facts">
           {chips.map(([k, v]) => (
@@ -160,8 +185,8 @@ export function SampleClient({ runId, step, evaluation, sampleIndex }: SampleCli
         <p className="muted rv-note">loading sample…</p>
       ) : noConversation ? (
         <>
-          <p className="muted rv-note">
-            No conversation recorded for this sample — it aborted before any model call, or the step&apos;s trajectory sidecar is not written yet. Token view only.
+          <p className="muted rv-note" data-testid="no-conversation">
+            {noConversationText(msgs.error, sampleIndex)}
           </p>
           {tokensPane}
         </>

@@ -93,4 +93,44 @@ describe("DataTable", () => {
     act(() => root.render(<Harness state={{ isLoading: false, isError: true, data: undefined, error: new Error("this run's trajectories are restricted") }} />));
     expect(host.querySelector("[role=alert]")?.textContent).toContain("restricted");
   });
+  it("downloads the filtered, sorted rows and visible columns as CSV", async () => {
+    const saved: Blob[] = [];
+    let name = "";
+    const urlDesc = Object.getOwnPropertyDescriptor(URL, "createObjectURL");
+    const clickDesc = Object.getOwnPropertyDescriptor(HTMLAnchorElement.prototype, "click");
+    Object.defineProperty(URL, "createObjectURL", { configurable: true, value: (b: Blob) => (saved.push(b), "blob:test") });
+    Object.defineProperty(HTMLAnchorElement.prototype, "click", {
+      configurable: true,
+      value: function (this: HTMLAnchorElement) {
+        name = this.download;
+      },
+    });
+    try {
+      const data: Row[] = [
+        { sample_index: 0, raw_reward: 0.5, status: "completed" },
+        { sample_index: 1, raw_reward: null, status: 'trunc, "cut"' },
+        { sample_index: 2, raw_reward: 1, status: "completed" },
+      ];
+      act(() => root.render(<Harness state={{ isLoading: false, isError: false, data }} />));
+      const input = host.querySelector<HTMLInputElement>("input[aria-label='Filter sample_index']")!;
+      act(() => {
+        // eslint-disable-next-line @typescript-eslint/unbound-method
+        const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
+        setter.call(input, ">0");
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+      });
+      act(() => host.querySelector<HTMLButtonElement>("button[aria-label='Download Samples as CSV']")!.click());
+      expect(name).toBe("Samples.csv");
+      const text = await new Promise<string>((resolve) => {
+        const fr = new FileReader(); // jsdom's Blob has no text()
+        fr.onload = () => resolve(typeof fr.result === "string" ? fr.result : "");
+        fr.readAsText(saved[0]!);
+      });
+      expect(text).toBe('sample_index,raw_reward,status\n1,,"trunc, ""cut"""\n2,1,completed\n');
+    } finally {
+      if (urlDesc) Object.defineProperty(URL, "createObjectURL", urlDesc);
+      else delete (URL as { createObjectURL?: unknown }).createObjectURL;
+      if (clickDesc) Object.defineProperty(HTMLAnchorElement.prototype, "click", clickDesc);
+    }
+  });
 });

@@ -5,6 +5,8 @@
  * the visible ~30 are in the DOM), sortable headers, per-column filter inputs and column
  * visibility. Sorting, filters and visibility are lifted (controlled) so the owning view
  * keeps them in the URL. Columns live with the view that owns them.
+ * "Download CSV" saves what the table shows: the rows passing the current filters, in the
+ * current order, the visible data columns (docs/charts.md §6).
  */
 import {
   flexRender,
@@ -23,6 +25,8 @@ import {
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useRef, type KeyboardEvent, type ReactNode } from "react";
 import { parseFilter } from "@/lib/rollout-view/filter";
+import { csvCell, csvText, fileStem } from "@/lib/charts/core/csv";
+import { downloadBlob } from "@/components/charts/export";
 
 declare module "@tanstack/react-table" {
   // Column metadata the table understands: a header tooltip and the cell alignment.
@@ -61,6 +65,8 @@ export interface DataTableProps<TRow, TValue> {
   empty?: ReactNode;
   /** Shown right of the row count (e.g. a filter hint). */
   footer?: ReactNode;
+  /** File name stem of the CSV download (default: the label); false = no download button. */
+  csvName?: string | false;
 }
 
 const ROW_H = 27;
@@ -106,6 +112,13 @@ export function DataTable<TRow, TValue>(props: DataTableProps<TRow, TValue>) {
   const total = table.getCoreRowModel().rows.length;
 
   const activate = (row: Row<TRow>) => props.onRowActivate?.(row.original);
+  const downloadCsv = () => {
+    // data columns only (a column without an accessor is a rendering, e.g. a link)
+    const cols = table.getVisibleLeafColumns().filter((c) => c.accessorFn !== undefined);
+    const header = cols.map((c) => c.columnDef.meta?.label ?? c.id);
+    const body = rows.map((r) => cols.map((c) => csvCell(r.getValue(c.id))));
+    downloadBlob(new Blob([csvText(header, body)], { type: "text/csv;charset=utf-8" }), `${fileStem(props.csvName || label)}.csv`);
+  };
   const onKey = (e: KeyboardEvent<HTMLTableRowElement>, row: Row<TRow>) => {
     if (e.key === "Enter") activate(row);
   };
@@ -208,6 +221,11 @@ export function DataTable<TRow, TValue>(props: DataTableProps<TRow, TValue>) {
       <div className="dt-foot muted" aria-live="polite">
         <span data-testid="dt-count">{rows.length === total ? `${total} rows` : `${rows.length} of ${total} rows`}</span>
         {props.footer}
+        {props.csvName !== false && rows.length > 0 ? (
+          <button type="button" className="link-btn dt-csv" onClick={downloadCsv} aria-label={`Download ${label} as CSV`} title="The rows and columns shown, as CSV">
+            Download CSV
+          </button>
+        ) : null}
       </div>
     </div>
   );

@@ -12,6 +12,7 @@ import {
   bucketAt,
   CARPET_METRICS,
   carpetScaleText,
+  carpetHeight,
   cellText,
   prepareCarpet,
   rowIdentity,
@@ -35,6 +36,8 @@ export function Carpet(props: {
   store: ViewportStore;
   selected: ReadonlySet<number> | null;
   onBrush: (indices: number[]) => void;
+  /** rows the answer will have, when known (lane metrics: one per GPU); null for lifecycle */
+  rowsHint: number | null;
   fmt: TimeFormat;
   error: string | null;
   loading: boolean;
@@ -66,7 +69,10 @@ export function Carpet(props: {
     setBrushState(b);
   };
   const [hover, setHover] = useState<{ row: number; t: number; clientX: number; clientY: number } | null>(null);
-  const height = model ? model.height : 24;
+  // Before its answer, the carpet takes the height its rows will need (one per GPU, known
+  // from the topology): the 64-row carpet grew from 24 to 366 px when it landed and pushed
+  // the lanes out of the screen.
+  const height = model ? model.height : props.rowsHint ? carpetHeight(props.rowsHint) : 24;
   const { store, selected } = props;
 
   // External systems: the canvas bitmap and the viewport store.
@@ -111,8 +117,13 @@ export function Carpet(props: {
       ctx.textBaseline = "middle";
       const fontPx = Math.min(11, Math.max(8, rh + 2));
       ctx.font = `${fontPx}px ${theme.font.replace(/^\d+px /, "")}`;
+      // a label is centred on its row but kept whole inside the canvas: with thin rows the
+      // first one was centred 2 px from the top edge and lost its upper half (#15 defect 11)
+      const half = fontPx / 2 + 1;
+      const labelY = (i: number) => Math.min(Math.max(i * rh + rh / 2, half), height - half);
+      c.dataset.labelTop = String(Math.round((labelY(0) - fontPx / 2) * 10) / 10);
       model.header.rows.forEach((r, i) => {
-        if (i % model.labelEvery === 0) ctx.fillText(rowLabel(r), 8, i * rh + rh / 2);
+        if (i % model.labelEvery === 0) ctx.fillText(rowLabel(r), 8, labelY(i));
         const li = rowLaneIndex(r);
         if (li !== null && selected?.has(li)) {
           ctx.fillStyle = theme.accent;
@@ -192,7 +203,7 @@ export function Carpet(props: {
   const ramp = magnitudeRamp(theme.name);
   const scale = model ? carpetScaleText(model) : "";
   return (
-    <section className="panel tl-panel" aria-label="Carpet" data-testid="carpet" data-rows={model?.rows ?? 0} data-metric={props.metric}>
+    <section className="panel tl-panel" aria-label="Carpet" data-testid="carpet" data-rows={model?.rows ?? 0} data-metric={props.metric} data-selected={selected ? [...selected].sort((a, b) => a - b).join(",") : "all"}>
       <div className="control-row">
         <span className="muted">Carpet</span>
         {CARPET_METRICS.map((m) => (

@@ -19,9 +19,10 @@ function Sparkline({ points }: { points: MetricPoints | undefined }) {
       ys.push(y);
     }
   });
-  if (xs.length < 2) return null;
   const W = 160;
   const H = 36;
+  // an empty box of the same size until the trend is here (its tile keeps its height)
+  if (xs.length < 2) return <svg className="sparkline" width={W} height={H} aria-hidden="true" />;
   const x0 = Math.min(...xs);
   const x1 = Math.max(...xs);
   const y0 = Math.min(...ys);
@@ -35,10 +36,13 @@ function Sparkline({ points }: { points: MetricPoints | undefined }) {
   );
 }
 
-export function MfuTile({ mfu, trend, metricsHref }: { mfu: Mfu; trend: MetricPoints | undefined; metricsHref: string }) {
+/** `mfu` null: its answer is on the way (the run logs MFU) — the tile keeps its place meanwhile. */
+export function MfuTile({ mfu: given, trend, metricsHref }: { mfu: Mfu | null; trend: MetricPoints | undefined; metricsHref: string }) {
+  const loading = given === null;
+  const mfu: Mfu = given ?? { latest: null, mean: null, steps: 0, peak: null };
   const peak = mfu.peak;
   return (
-    <section className="panel tl-panel" aria-label="Model FLOPs utilization" data-testid="mfu">
+    <section className="panel tl-panel" aria-label="Model FLOPs utilization" data-testid="mfu" aria-busy={loading} data-state={loading ? "loading" : "ready"}>
       <h2 className="panel-title">
         Model FLOPs utilization <Link href={metricsHref} className="small">chart →</Link>
       </h2>
@@ -50,7 +54,7 @@ export function MfuTile({ mfu, trend, metricsHref }: { mfu: Mfu; trend: MetricPo
         <div className="stat">
           <div className="stat-v">{formatPercent(mfu.mean)}</div>
           <div className="stat-k">
-            mean over {mfu.steps} step{mfu.steps === 1 ? "" : "s"}
+            {loading ? "mean over the steps" : `mean over ${mfu.steps} step${mfu.steps === 1 ? "" : "s"}`}
           </div>
         </div>
         <div className="stat">

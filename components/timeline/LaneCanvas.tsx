@@ -1,7 +1,7 @@
 "use client";
 
 /**
- * Per-GPU lanes: a sticky time axis (visx) over one canvas per lane. Lanes redraw in the
+ * Per-GPU lanes: a sticky time axis (plain SVG, components/charts/axes.tsx) over one canvas per lane. Lanes redraw in the
  * next animation frame when the viewport moves, and lanes scrolled out of sight skip
  * those frames until they come back or the view rests (IntersectionObserver), so a
  * 32-lane pan stays cheap. New data paints every lane at once.
@@ -9,13 +9,13 @@
  * Interactions: drag = pan; Ctrl/⌘ + wheel (or plain wheel once the lanes have focus) =
  * zoom around the cursor; double-click = latest window; hover = lane inspection.
  */
-import { AxisTop } from "@visx/axis";
 import { scaleLinear } from "@visx/scale";
 import { memo, useEffect, useEffectEvent, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatClock, formatElapsed, formatValue } from "@/lib/charts/core/format";
 import { gpuSampleAt, overlayAt, phasesAt, processesAt, type LaneRow, type LanesModel, type ProcessTrack } from "@/lib/charts/prepare-lanes";
 import { latestViewport, panBy, tickStep, ticksWithStep, timeTicks, wheelFactor, zoomAround, type Viewport } from "@/lib/charts/timeline-viewport";
 import { markPainted, prepareCanvas } from "@/components/charts/canvas";
+import { AxisTopTicks } from "@/components/charts/axes";
 import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
 import { useChartTheme, type ChartTheme } from "@/components/charts/use-chart-theme";
 import { useElementWidth } from "@/components/charts/use-element-width";
@@ -41,7 +41,7 @@ export function TimeAxis({ store, width, fmt }: { store: ViewportStore; width: n
   const ticks = timeTicks(v, fmt.T0, Math.max(2, Math.min(10, Math.floor((width - 110) / 90))));
   return (
     <svg className="chart-axes time-axis" width={width} height={AXIS_H} aria-hidden="true">
-      <AxisTop scale={scale} top={AXIS_H - 2} tickValues={ticks} tickFormat={(t) => formatTime(Number(t), fmt)} hideAxisLine tickLength={3} tickLabelProps={{ fontSize: 11, textAnchor: "middle", dy: -1 }} />
+      <AxisTopTicks bottom={AXIS_H - 2} scale={scale} ticks={ticks} format={(t) => formatTime(t, fmt)} />
     </svg>
   );
 }

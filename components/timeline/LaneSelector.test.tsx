@@ -1,7 +1,7 @@
 import { act } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LaneSelector } from "@/components/timeline/LaneSelector";
+import { LaneSelector, reversedRangeNotes } from "@/components/timeline/LaneSelector";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -62,6 +62,24 @@ describe("LaneSelector", () => {
     expect(host.querySelector('[data-testid="lane-error"]')?.textContent).toContain("unknown lane selector kind 'bogus'");
     expect(input.value).toBe("bogus:1");
     expect(input.getAttribute("aria-invalid")).toBe("true");
+  });
+
+  it("refuses a reversed range, says why and how to write it; a deep link with one is flagged (#15 defect 9)", () => {
+    const onChange = vi.fn();
+    render({ onChange });
+    const input = host.querySelector<HTMLInputElement>('input[aria-label="Add lanes"]')!;
+    act(() => {
+      type(input, "g:5-2");
+    });
+    act(() => {
+      input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    });
+    expect(onChange).not.toHaveBeenCalled();
+    expect(host.querySelector('[data-testid="lane-error"]')?.textContent).toBe("g:5-2 matches no lane: a range runs low to high — g:2-5");
+    expect(input.value).toBe("g:5-2");
+    render({ onChange, selection: "rank:7-1", total: 0, shown: 0 });
+    expect(host.querySelector('[data-testid="lane-warning"]')?.textContent).toBe("rank:7-1 matches no lane: a range runs low to high — rank:1-7");
+    expect(reversedRangeNotes("g:0-3,g:2,rank:4-4")).toEqual([]);
   });
 
   it("keeps typed text when the selection is refreshed from outside", () => {

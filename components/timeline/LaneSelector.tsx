@@ -9,6 +9,22 @@
 import { useState } from "react";
 import { addTerms, checkSelection, GRAMMAR_HINT, LANE_RENDER_BUDGET, NOTHING, removeTerm, splitTerms } from "@/lib/charts/lane-selection";
 
+/**
+ * Terms the grammar accepts but that can match nothing: a range written high–low
+ * (`g:5-2` is empty, as in the original's range()). Said in place, with the fix (#15 defect 9).
+ */
+export function reversedRangeNotes(sel: string): string[] {
+  const out: string[] = [];
+  for (const t of splitTerms(sel)) {
+    const m = /^(g|rank):\s*(\d[\d_]*)\s*-\s*(\d[\d_]*)$/.exec(t.trim());
+    if (!m) continue;
+    const a = Number(m[2]!.replace(/_/g, ""));
+    const b = Number(m[3]!.replace(/_/g, ""));
+    if (a > b) out.push(`${t} matches no lane: a range runs low to high — ${m[1]}:${b}-${a}`);
+  }
+  return out;
+}
+
 export function LaneSelector(props: {
   selection: string;
   onChange: (sel: string) => void;
@@ -27,7 +43,7 @@ export function LaneSelector(props: {
     const typed = text.trim();
     if (!typed) return;
     const next = typed === "all" ? "" : addTerms(props.selection, typed);
-    const err = checkSelection(next);
+    const err = checkSelection(next) ?? reversedRangeNotes(typed)[0] ?? null;
     if (err) {
       setLocalError(err);
       return;
@@ -48,6 +64,7 @@ export function LaneSelector(props: {
   };
 
   const error = localError ?? props.serverError;
+  const warnings = reversedRangeNotes(props.selection);
   return (
     <div className="lane-row" data-testid="lane-selector">
       <div className="control-row">
@@ -106,6 +123,11 @@ export function LaneSelector(props: {
           </span>
         ) : null}
         {props.total === 0 && !error ? <span className="warn-text small">the selection matches no lane</span> : null}
+        {warnings.map((w) => (
+          <span key={w} className="warn-text small" data-testid="lane-warning">
+            {w}
+          </span>
+        ))}
         {pickMsg ? <span className="muted small">{pickMsg}</span> : null}
         {error ? (
           <span id="lane-error" className="error-text small" role="alert" data-testid="lane-error">

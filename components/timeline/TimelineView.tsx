@@ -2,7 +2,7 @@
 
 /**
  * Compute Utilization view: toolbar, lane selection, MFU, advisory, overview (carpet ≤ 64
- * lanes, fleet above), the time-aligned step strip, per-GPU lanes and the legend.
+ * lanes, fleet above), the time-aligned step strip, per-GPU lanes, the host panel and the legend.
  *
  * State: everything a user chooses is in the URL (lanes, window, overlay, toggles, carpet
  * metric, step). The viewport itself moves through a small store at pointer rate and is
@@ -45,12 +45,14 @@ import { AdvisoryPanel, Legend, MfuTile } from "@/components/timeline/InfoPanels
 import { LaneCanvas, type TimeFormat } from "@/components/timeline/LaneCanvas";
 import { LaneSelector } from "@/components/timeline/LaneSelector";
 import { StepStrip } from "@/components/timeline/StepStrip";
+import { StepsInView } from "@/components/timeline/StepsInView";
 import { useLaneSelection } from "@/components/timeline/use-lane-selection";
 import { GPU_MAX_POINTS, useLaneModel } from "@/components/timeline/use-lane-model";
 import { useTimelineKeys } from "@/components/timeline/use-timeline-keys";
 import { useTimelineViewport } from "@/components/timeline/use-timeline-viewport";
 import "@/app/views.css";
 import { WhyEmpty } from "@/components/health/WhyEmpty";
+import { HostWindowPanel } from "@/components/health/HostPanel";
 
 const CARPET_BUCKETS = 1200;
 const FLEET_BUCKETS = 600;
@@ -201,6 +203,7 @@ function TimelineBody({
     }
   };
 
+  const hint = `drag = pan · Ctrl+wheel or +/− = zoom · window ≤ ${Math.round(maxWindow / 3600)}h`;
   return (
     <div className="timeline" data-testid="timeline-view" data-advisory={advisory.isPending ? "loading" : "done"}>
       <div className="control-row toolbar" role="toolbar" aria-label="Timeline options">
@@ -235,7 +238,9 @@ function TimelineBody({
         ) : null}
         <FreshnessBadge mode={meta.mode} t1={T1} failing={metaFailing} error={metaError} />
         {meta.data_buffer_length !== null ? <span className="muted small">databuffer: {meta.data_buffer_length} groups</span> : null}
-        <span className="hint muted small">drag = pan · Ctrl+wheel or +/− = zoom · window ≤ {Math.round(maxWindow / 3600)}h</span>
+        <span className="hint muted small" title={hint}>
+          {hint}
+        </span>
       </div>
 
       <LaneSelector
@@ -247,8 +252,11 @@ function TimelineBody({
         onPick={onPick}
       />
 
-      {advisory.data?.mfu ? <MfuTile mfu={advisory.data.mfu} trend={mfuTrend.data?.["perf/actor_train_mfu"]} metricsHref={`${base}/metrics?cat=perf&q=mfu`} /> : null}
-      <AdvisoryPanel items={advisory.data?.advisories ?? []} stale={advisory.isError && advisory.data ? errText(advisory.error) : null} />
+      {/* The MFU tile keeps its place while the advisory answer is on the way (a run that logs
+          MFU gets one); arriving later above the overview it moved the carpet and the lanes. */}
+      {advisory.data?.mfu || (hasMfuKey && advisory.isPending) ? (
+        <MfuTile mfu={advisory.data?.mfu ?? null} trend={mfuTrend.data?.["perf/actor_train_mfu"]} metricsHref={`${base}/metrics?cat=perf&q=mfu`} />
+      ) : null}
 
       {manyLanes ? (
         <FleetOverview data={fleet.data} store={store} fmt={fmt} error={errText(fleet.error)} totalLanes={totalLanes} />
@@ -259,6 +267,7 @@ function TimelineBody({
           onMetric={(c) => update({ carpet: c })}
           store={store}
           selected={selectedSet}
+          rowsHint={st.carpet === "lifecycle" || !topology.data ? null : totalLanes}
           onBrush={(idx) => update({ lanes: brushToggle(selection ?? "", (selection ?? "") === "" ? null : selectedSet, idx, allLanes.map((l) => l.index)) }, "push")}
           fmt={fmt}
           error={errText(heatmap.error)}
@@ -266,6 +275,8 @@ function TimelineBody({
         />
       )}
 
+      {/* the strip's place is kept while the steps load (a run that logs perf/step_time has them) */}
+      {steps.length === 0 && bubbles.isPending && meta.metric_keys.includes("perf/step_time") ? <div className="tl-steps tl-steps-pending" aria-hidden="true" /> : null}
       {steps.length > 0 ? <StepStrip steps={steps} store={store} current={st.step} onStep={goStep} stepHref={stepHref} onOpen={(s) => { const h = stepHref(s); if (h) router.push(h); }} /> : null}
 
       <section className="panel tl-panel lanes-panel" aria-label="GPU lanes">
@@ -276,6 +287,17 @@ function TimelineBody({
         ) : null}
         <LaneCanvas model={model} processes={processTracks} store={store} T0={T0} T1={T1} maxWindow={maxWindow} mem={st.mem} fmt={fmt} overlayLabel={ovLabel} total={resolvedLanes.length} loading={loadingLanes} />
       </section>
+
+      {/* below the lanes: its height follows the steps in the window, and a panel above the
+          lanes that grows or shrinks while they are dragged would move them under the cursor */}
+      <StepsInView runId={runId} steps={steps} win={settled} trainIds={meta.rollout_ids.train} fmt={fmt} />
+
+      {/* Below the lanes too: its messages arrive after them, and the run header's strip shows
+          the same advisories at the top of every view from the start. */}
+      <AdvisoryPanel items={advisory.data?.advisories ?? []} stale={advisory.isError && advisory.data ? errText(advisory.error) : null} />
+
+      {/* collector --host-telemetry: CPU, memory, the job's processes over the visible window (absent without host data) */}
+      <HostWindowPanel runId={runId} win={settled} follow={follow} />
 
       <Legend phases={model.phasesPresent} theme={theme} overlayLabel={model.overlay ? ovLabel : null} mem={st.mem} memMaxGb={model.memMaxMb / 1024} overlayMax={model.overlay?.max ?? null} />
     </div>

@@ -12,6 +12,7 @@ import { useEffect, useEffectEvent, useMemo, useState } from "react";
 import type { TopologyResponse } from "@/lib/charts/api-shapes";
 import { capLanes, defaultSpacedSelection, resolveLocally, shownSelection } from "@/lib/charts/lane-selection";
 import { useResolvedLanes } from "@/lib/client/telemetry-queries";
+import { currentParams } from "@/components/charts/use-url-state";
 
 type Lane = { node: string; gpu: number; index: number };
 
@@ -21,8 +22,11 @@ export function useLaneSelection(runId: string, topology: TopologyResponse | und
   const allLanes = useMemo(() => topology?.lanes ?? [], [topology]);
   const defaultSel = topology ? (defaultSpacedSelection(allLanes) ?? "") : null;
   const selection = urlLanes ?? defaultSel;
-  // The default is a real selection: written to the URL (no history entry).
-  const writeDefault = useEffectEvent((sel: string) => setDefault(sel));
+  // The default is a real selection: written to the URL (no history entry) — unless the
+  // address bar has a selection by now (a deep link this render did not see yet: #15 defect 1).
+  const writeDefault = useEffectEvent((sel: string) => {
+    if (!currentParams().has("lanes")) setDefault(sel);
+  });
   useEffect(() => {
     if (urlLanes === null && defaultSel !== null && defaultSel !== "") writeDefault(defaultSel);
   }, [urlLanes, defaultSel]);

@@ -233,16 +233,16 @@ async function engineAlarms(input: AdvisoryInput, args: Record<string, unknown>,
 async function rolloutRules(dumps: DumpSource, args: Record<string, unknown>): Promise<Advisory[]> {
   const { train } = await dumps.listRolloutIds();
   if (train.length === 0) return [];
-  const rid = Math.max(...train);
+  const rolloutId = Math.max(...train);
   let groups: Awaited<ReturnType<DumpSource["groups"]>>;
   let summary: Awaited<ReturnType<DumpSource["summary"]>>;
   try {
-    [groups, summary] = await Promise.all([dumps.groups(rid, false), dumps.summary(rid, false)]);
+    [groups, summary] = await Promise.all([dumps.groups(rolloutId, false), dumps.summary(rolloutId, false)]);
   } catch (err) {
     // One bad dump must not take the advisory down: say what is wrong instead of the
     // rollout rules (the message names the file, never its bytes).
     if (ApiError.is(err) && err.code === "corrupt_file") {
-      return [{ level: "warning", message: `rollout ${rid} could not be read (${err.message}); its checks are skipped.` }];
+      return [{ level: "warning", message: `rollout ${rolloutId} could not be read (${err.message}); its checks are skipped.` }];
     }
     throw err;
   }
@@ -252,7 +252,7 @@ async function rolloutRules(dumps: DumpSource, args: Record<string, unknown>): P
   const scored = groupRows.filter((g) => g.reward_mean !== null && g.reward_mean !== undefined);
   const z = scored.filter((g) => g.zero_std === true).length;
   if (scored.length >= 1 && z / scored.length >= ZERO_STD_FRAC_WARN) {
-    let message = `${z}/${scored.length} groups in rollout ${rid} have zero reward std: they contribute zero policy gradient.`;
+    let message = `${z}/${scored.length} groups in rollout ${rolloutId} have zero reward std: they contribute zero policy gradient.`;
     if (scored.every((g) => Math.abs(num(g.reward_mean)) < 1e-12))
       message += " Every reward is 0, which points at a systematic failure (timeouts, truncation), not task difficulty.";
     out.push({ level: "warning", message });
@@ -262,7 +262,7 @@ async function rolloutRules(dumps: DumpSource, args: Record<string, unknown>): P
   if (rows.length) {
     const f = rows.reduce((a, r) => a + (r.truncated ? 1 : 0), 0) / rows.length;
     if (f >= TRUNCATED_FRAC_WARN) {
-      let message = `${P0(f)} of samples in rollout ${rid} are truncated.`;
+      let message = `${P0(f)} of samples in rollout ${rolloutId} are truncated.`;
       const cap = args.rollout_max_response_len;
       if (truthy(cap))
         message += ` Check --rollout-max-response-len (${G(cap)}): in multi-turn agentic runs the per-turn cap is usually the binding limit, not the context length.`;
@@ -276,7 +276,7 @@ async function rolloutRules(dumps: DumpSource, args: Record<string, unknown>): P
       out.push({
         level: "info",
         message:
-          `Per-token columns are blank for ${n} samples in rollout ${rid} because their context-parallel slices ` +
+          `Per-token columns are blank for ${n} samples in rollout ${rolloutId} because their context-parallel slices ` +
           `could not be placed (the dump predates the cp_rank/cp_size fields); blank means unreadable, not undumped.`,
       });
   }

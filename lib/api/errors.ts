@@ -15,13 +15,16 @@ function isZodError(err: unknown): err is ZodError {
   return err instanceof ZodError || (err instanceof Error && err.name === "ZodError" && Array.isArray((err as ZodError).issues));
 }
 
-/** A corrupt file is the data's problem, not a bug: one line per file and problem, no stack. */
+/**
+ * A corrupt file is the data's problem, and a run's Prometheus being down the upstream's,
+ * not bugs: one line per problem, no stack (every engine panel would otherwise log each poll).
+ */
 const corruptSeen = new Set<string>();
-function warnCorruptOnce(message: string): void {
+function warnCorruptOnce(message: string, what = "corrupt file"): void {
   if (corruptSeen.has(message)) return;
   if (corruptSeen.size > 1000) corruptSeen.clear();
   corruptSeen.add(message);
-  console.warn(`[rlboard] corrupt file: ${message}`);
+  console.warn(`[rlboard] ${what}: ${message}`);
 }
 
 /**
@@ -33,6 +36,7 @@ export function toErrorResponse(err: unknown, log: (msg: string, err: unknown) =
   if (ApiError.is(err)) {
     const status = ERROR_STATUS[err.code] ?? 500;
     if (err.code === "corrupt_file") warnCorruptOnce(err.message);
+    else if (err.code === "bad_gateway" || err.code === "gateway_timeout") warnCorruptOnce(err.message, "upstream");
     else if (status >= 500 && err.code !== "still_writing" && err.code !== "busy") log(`api error ${err.code}`, err);
     return Response.json(errorBody(err.code, err.message, err.detail ?? err.message), { status, headers: err.headers });
   }

@@ -55,6 +55,16 @@ describe("jsonSafeStringifyAsync", () => {
     expect(await jsonSafeStringifyAsync(value, 0)).toBe(jsonSafeStringify(value));
     expect(await jsonSafeStringifyAsync(value, 8, 1)).toBe(jsonSafeStringify(value));
     expect(await jsonSafeStringifyAsync(value, 8, 6)).toBe(jsonSafeStringify(value));
+    expect(await jsonSafeStringifyAsync(value)).toBe(jsonSafeStringify(value));
+  });
+
+  it("writes a mid-size nested answer (512 trajectory lanes) in one native call, the same bytes", async () => {
+    const lanes = Array.from({ length: 512 }, (_, i) => ({ sample_index: i, events: Array.from({ length: 12 }, (_, j) => ({ kind: "gen", t0: i + j / 10, t1: NaN })) }));
+    let turns = 0;
+    setImmediate(() => turns++);
+    const text = await jsonSafeStringifyAsync({ lanes, mixed: big.mixed });
+    expect(text).toBe(jsonSafeStringify({ lanes, mixed: big.mixed }));
+    expect(turns).toBe(0); // no slicing: answered before the event loop turned
   });
 
   it("writes runs of flat rows (phase intervals, table rows) natively, the same bytes as the one-shot form", async () => {
@@ -78,5 +88,21 @@ describe("jsonSafeStringifyAsync", () => {
     stop = true;
     expect(text.length).toBeGreaterThan(1_000_000);
     expect(turns).toBeGreaterThan(10);
+  });
+});
+
+describe("compression of large heavy answers", () => {
+  it("marks answers of 1 MiB or more no-transform (Next then sends them uncompressed), the text unchanged", async () => {
+    const { jsonResponseSliced, jsonSafeStringify, NO_TRANSFORM_MIN_CHARS } = await import("@/lib/api/json");
+    const big = { xs: Array.from({ length: NO_TRANSFORM_MIN_CHARS / 8 }, (_, i) => i / 3) };
+    const res = await jsonResponseSliced(big);
+    expect(res.headers.get("cache-control")).toBe("no-transform");
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.text()).toBe(jsonSafeStringify(big));
+    const kept = await jsonResponseSliced(big, { headers: { "cache-control": "private, max-age=5" } });
+    expect(kept.headers.get("cache-control")).toBe("private, max-age=5, no-transform");
+    const small = await jsonResponseSliced({ xs: [1, 2, 3] });
+    expect(small.headers.get("cache-control")).toBeNull();
+    expect(await small.text()).toBe('{"xs":[1,2,3]}');
   });
 });

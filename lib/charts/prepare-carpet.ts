@@ -41,6 +41,11 @@ export function rowHeightFor(rows: number): number {
   return 2;
 }
 
+/** The carpet's canvas height for this many rows (CSS px). */
+export function carpetHeight(rows: number): number {
+  return Math.max(rows * rowHeightFor(rows), 24);
+}
+
 function hexRgb(hex: string): [number, number, number] {
   const h = hex.replace("#", "");
   return [parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)];
@@ -113,7 +118,7 @@ export function prepareCarpet(header: HeatmapHeader, matrix: Uint8Array, theme: 
     rows,
     xBuckets: X,
     rowHeight: rh,
-    height: Math.max(rows * rh, 24),
+    height: carpetHeight(rows),
     rgba,
     separators,
     // every ceil(rows/48)-th row, and never closer than 11 px so labels do not overlap

@@ -79,3 +79,25 @@ describe("engine charts", () => {
     expect(m.xExtent).toEqual([1, 2]);
   });
 });
+
+describe("scalar chart x modes (docs/charts.md §6)", () => {
+  it("puts points on wall time or time since the run start, keeping each point's step", async () => {
+    const { prepareScalarChart } = await import("@/lib/charts/prepare-line");
+    const pts = { x: [0, 1, 2], y: [0.5, 0.6, 0.7], ts: [1000, 1010, 1030] };
+    const rel = prepareScalarChart("r", pts, "#000", "rel", 990);
+    expect([...rel.series[0]!.x]).toEqual([10, 20, 40]);
+    expect([...rel.steps]).toEqual([0, 1, 2]);
+    expect(rel.xKind).toBe("time");
+    const wall = prepareScalarChart("r", pts, "#000", "wall");
+    expect([...wall.series[0]!.x]).toEqual([1000, 1010, 1030]);
+    const step = prepareScalarChart("r", pts, "#000");
+    expect([...step.series[0]!.x]).toEqual([0, 1, 2]);
+    expect(step.noTime).toBe(false);
+  });
+  it("says when the points carry no wall time (dump aggregates)", async () => {
+    const { prepareScalarChart } = await import("@/lib/charts/prepare-line");
+    const m = prepareScalarChart("dump/x", { x: [0, 1], y: [1, 2], ts: [] }, "#000", "rel", 0);
+    expect(m.noTime).toBe(true);
+    expect(m.points).toBe(0);
+  });
+});

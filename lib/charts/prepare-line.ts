@@ -5,6 +5,7 @@
  * repaints.
  */
 import type { EngineSeriesResponse, EngineSeriesItem, MetricPoints } from "@/lib/charts/api-shapes";
+import type { XMode } from "@/lib/charts/chart-controls";
 import { unitForKey, type ValueUnit } from "@/lib/charts/core/format";
 import { chartModel, type ChartModel, type ChartSeries } from "@/lib/charts/core/model";
 import { seriesColor, type ThemeName } from "@/lib/charts/palette";
@@ -65,10 +66,30 @@ function finishModel(key: string, series: ChartSeries[], unit: ValueUnit, xKind:
   return { ...chartModel("line", series, { xKind, extentOnly }), key, unit, nonNumeric, signature: series.map(seriesSignature).join("|") };
 }
 
-/** A scalar metric (one accent line on a step axis). */
-export function prepareScalarChart(key: string, pts: MetricPoints | undefined, color: string): LineModel {
-  const { x, y, nonNumeric } = columns(pts?.x ?? [], pts?.y ?? []);
-  return finishModel(key, [{ id: key, label: key, color, x, y }], unitForKey(key), "step", nonNumeric);
+export interface ScalarLineModel extends LineModel {
+  /** the step of each point (= x on the step axis): clicks and CSV on a time axis */
+  steps: Float64Array;
+  /** a time axis was asked for but these points carry no wall time (dump/* aggregates) */
+  noTime: boolean;
+}
+
+/**
+ * A scalar metric: one accent line, x = step, wall time (unix s) or seconds since `t0`
+ * (the run start) — docs/charts.md §6.
+ */
+export function prepareScalarChart(key: string, pts: MetricPoints | undefined, color: string, xMode: XMode = "step", t0 = 0): ScalarLineModel {
+  const xs = pts?.x ?? [];
+  const ys = pts?.y ?? [];
+  if (xMode === "step") {
+    const { x, y, nonNumeric } = columns(xs, ys);
+    return { ...finishModel(key, [{ id: key, label: key, color, x, y }], unitForKey(key), "step", nonNumeric), steps: x, noTime: false };
+  }
+  const ts = pts?.ts ?? [];
+  const noTime = ys.length > 0 && ts.length < ys.length;
+  const tx = noTime ? [] : ts.map((t) => (xMode === "wall" ? t : t - t0));
+  const { x, y, nonNumeric } = columns(tx, noTime ? [] : ys);
+  const steps = columns(tx, noTime ? [] : xs).y;
+  return { ...finishModel(key, [{ id: key, label: key, color, x, y }], unitForKey(key), "time", nonNumeric), steps, noTime };
 }
 
 /** `addr`, plus ` dpN` in split mode and the PD `engine_type` so series never collide. */

@@ -5,6 +5,15 @@
  * 503 is the retryable status: `still_writing` (a dump is being written) and `busy`
  * (too many expensive queries at once; `Retry-After` says when).
  */
+/**
+ * Whether a failed multi-key request may be one bad key's fault, so that asking again key
+ * by key isolates it: a 4xx other than 401 (no session), 403 (no access) and 404 (unknown
+ * run) — those every key would get again.
+ */
+export function mayBeOneKeysFault(err: unknown): boolean {
+  return err instanceof ApiClientError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 403 && err.status !== 404;
+}
+
 export class ApiClientError extends Error {
   constructor(
     readonly status: number,

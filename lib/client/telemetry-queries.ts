@@ -25,7 +25,7 @@ import type {
   TopologyResponse,
 } from "@/lib/charts/api-shapes";
 import { decodeFrame, decodeGpuFrame } from "@/lib/contracts/binary";
-import type { GetTimelineLanesResponse } from "@/lib/contracts/lanes";
+import type { GetTimelineLanesResponse } from "@/lib/contracts/timeline-lanes";
 import { apiBinary, apiJson } from "@/lib/client/fetcher";
 
 export const FOLLOW_POLL_MS = 5_000;

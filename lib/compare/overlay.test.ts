@@ -27,4 +27,18 @@ describe("prepareOverlay", () => {
     expect(o.model.series.map((s) => [...s.x])).toEqual([[100, 200], [0, 10]]);
     expect(o.missing).toEqual(["Run d"]);
   });
+
+  it("typed columns (a binary frame's, NaN for null) give the model the JSON arrays give: skipped null steps, a stable sort of repeated steps", () => {
+    const json = { x: [3, null, 1, 1, 2], y: [30, 99, 10, 11, null], ts: [1004, 1005, 1001, 1002, 1003] };
+    const cols = { x: Float64Array.from([3, NaN, 1, 1, 2]), y: Float64Array.from([30, 99, 10, 11, NaN]), ts: Float64Array.from(json.ts) };
+    for (const mode of ["step", "time"] as const) {
+      const a = prepareOverlay([run("a", json)], mode);
+      expect(prepareOverlay([run("a", cols)], mode)).toEqual(a);
+    }
+    const s = prepareOverlay([run("a", cols)], "step").model.series[0]!;
+    expect([[...s.x], [...s.y]]).toEqual([
+      [1, 1, 2, 3],
+      [10, 11, Number.NaN, 30],
+    ]);
+  });
 });

@@ -7,10 +7,11 @@ import { chartModel, type ChartModel, type ChartSeries } from "@/lib/charts/core
 
 export type OverlayX = "step" | "time";
 
+/** A run's series: the JSON answer's arrays, or the typed columns of its binary frame (NaN for null). */
 export interface OverlayPoints {
-  x: readonly (number | null)[];
-  y: readonly unknown[];
-  ts: readonly number[];
+  x: ArrayLike<number | null>;
+  y: ArrayLike<unknown>;
+  ts: ArrayLike<number>;
 }
 
 export interface OverlayRun {
@@ -47,26 +48,37 @@ function series(run: OverlayRun, mode: OverlayX): ChartSeries | null {
     t0 = Number.POSITIVE_INFINITY;
     for (let i = 0; i < n; i++) if (p.ts[i]! < t0) t0 = p.ts[i]!;
   }
-  const xs: number[] = [];
-  const ys: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const x = mode === "time" ? p.ts[i]! - t0! : p.x[i];
-    if (typeof x !== "number" || !Number.isFinite(x)) continue;
-    xs.push(x);
-    ys.push(num(p.y[i]));
-  }
-  if (xs.length === 0) return null;
-  // line mode needs ascending x (a restarted run repeats steps): stable sort when needed
+  // one pass into columns sized for every point; points without a finite x are skipped
+  let x = new Float64Array(n);
+  let y = new Float64Array(n);
+  let m = 0;
   let sorted = true;
-  for (let i = 1; i < xs.length; i++) if (xs[i]! < xs[i - 1]!) sorted = false;
-  const order = xs.map((_, i) => i);
-  if (!sorted) order.sort((a, b) => xs[a]! - xs[b]! || a - b);
-  const x = new Float64Array(order.length);
-  const y = new Float64Array(order.length);
-  order.forEach((src, j) => {
-    x[j] = xs[src]!;
-    y[j] = ys[src]!;
-  });
+  for (let i = 0; i < n; i++) {
+    const xv = mode === "time" ? p.ts[i]! - t0! : p.x[i];
+    if (typeof xv !== "number" || !Number.isFinite(xv)) continue;
+    if (m > 0 && xv < x[m - 1]!) sorted = false;
+    x[m] = xv;
+    y[m] = num(p.y[i]);
+    m++;
+  }
+  if (m === 0) return null;
+  if (m < n) {
+    x = x.slice(0, m);
+    y = y.slice(0, m);
+  }
+  // line mode needs ascending x (a restarted run repeats steps): stable sort when needed
+  if (!sorted) {
+    const order = Array.from({ length: m }, (_, i) => i);
+    const xs = x;
+    const ys = y;
+    order.sort((a, b) => xs[a]! - xs[b]! || a - b);
+    x = new Float64Array(m);
+    y = new Float64Array(m);
+    order.forEach((src, j) => {
+      x[j] = xs[src]!;
+      y[j] = ys[src]!;
+    });
+  }
   return { id: run.id, label: run.name, color: run.color, x, y };
 }
 

@@ -134,8 +134,8 @@ describe("compareRuns", () => {
     const a = run("a", BASE_ARGS, steps(3, flat));
     const b = run("b", BASE_ARGS, steps(3, flat), (x) => x.phases(phase("actor_train", 1000, 1010)));
     const dir = (a.store as unknown as { runDir: string }).runDir;
-    for (const rid of [0, 1, 2])
-      await writeRollout(dir, rid, [
+    for (const rolloutId of [0, 1, 2])
+      await writeRollout(dir, rolloutId, [
         { index: 0, response_length: 10, reward: 1, weight_versions: ["1"] },
         { index: 1, response_length: 20, reward: 1, weight_versions: ["1", "2"] },
       ]);

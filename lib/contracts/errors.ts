@@ -16,6 +16,9 @@
  *  - 500 internal: a bug or a corrupt old file; the real message is logged, never sent.
  *  - 500 corrupt_file: an old run file that does not parse (a torn `.pt`); the message,
  *    which names the file relative to the run and the problem (never its bytes), is sent.
+ *  - 502 bad_gateway / 504 gateway_timeout: the run's Prometheus (`serve --prometheus`) is
+ *    down, failed, rejected the query or did not answer in time; the message names the
+ *    Prometheus URL and what happened (lib/prometheus/client.ts).
  *
  * Body: FastAPI's `{"detail": …}` (a string, or for 422 the list of validation items)
  * plus rlboard's `{"error":{"code","message"}}`. Handlers throw; only `toErrorResponse`
@@ -24,7 +27,7 @@
  * This module is a contract, not HTTP: the stores and domain layers throw these errors
  * without importing lib/api (enforced by eslint.config.mjs).
  */
-import { type ZodError } from "zod";
+import type { ZodError } from "zod";
 
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -37,8 +40,12 @@ export const ERROR_STATUS = {
   too_many_requests: 429,
   internal: 500,
   corrupt_file: 500,
+  /** An upstream the server reads for a run (its Prometheus) failed or sent nonsense. */
+  bad_gateway: 502,
   still_writing: 503,
   busy: 503,
+  /** That upstream did not answer within its timeout. */
+  gateway_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

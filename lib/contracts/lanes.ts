@@ -2,10 +2,9 @@
  * The lane-selection grammar (docs/api.md 8.8), one implementation for server and browser:
  * `g:0-31,rank:4,node:10.0.0.2,gpu:10.0.0.1:3,engine:15000,role:train,every:8`. A
  * selection is a union of (node, gpu) lanes; empty or `all` means no filter. Parse errors
- * are 400s with the reference server's messages. Also the one lane key and the contract of
- * `GET /api/timeline/lanes`, which resolves a selection against a run's lane index.
+ * are 400s with the reference server's messages. Also the one lane key. Zod-free (the
+ * browser imports it); the contract of `GET /api/timeline/lanes` is lib/contracts/timeline-lanes.ts.
  */
-import { z } from "zod";
 import { badRequest } from "@/lib/contracts/errors";
 
 /** The one key of a lane: `node:gpu` — also its label in the JSON API (the node may hold `:`). */
@@ -135,32 +134,3 @@ export function matchLanes<T extends LaneLike>(grammar: string | null | undefine
   const keys = selectedKeys(terms, lanes);
   return lanes.filter((l) => keys.has(laneKey(l.node, l.gpu)));
 }
-
-// ---- GET /api/timeline/lanes (docs/api.md 8.8) ----------------------------------------
-
-export const GetTimelineLanesQuery = z.object({
-  lanes: z.string().optional().describe("a lane selection (docs/api.md 8.8); absent, empty or `all`: every lane"),
-});
-export type GetTimelineLanesQuery = z.infer<typeof GetTimelineLanesQuery>;
-
-export const ResolvedLane = z.object({
-  key: z.string(),
-  node: z.string(),
-  gpu: z.number().int(),
-  index: z.number().int(),
-  /** the lane catalog's roles (`train`, `rollout`) */
-  roles: z.array(z.string()),
-});
-export type ResolvedLane = z.infer<typeof ResolvedLane>;
-export const GetTimelineLanesResponse = z.object({
-  /** the selection as given (null when absent) */
-  lanes: z.string().nullable(),
-  /** true when the selection is no filter */
-  all: z.boolean(),
-  /** the run's lanes the selection keeps, in index order */
-  selected: z.array(ResolvedLane),
-  /** lanes named by `gpu:` terms that the run's lane index does not list */
-  unknown: z.array(z.string()),
-  total: z.number().int(),
-});
-export type GetTimelineLanesResponse = z.infer<typeof GetTimelineLanesResponse>;

@@ -21,3 +21,18 @@ export const LIMITS = {
   /** /api/runs `q`, characters. */
   runs_q_chars: 200,
 } as const;
+
+/** Bounds of the export options (CLI flags and `GET /api/runs/{id}/export` query). */
+export const EXPORT_LIMITS = {
+  samples_per_step: 16,
+  max_lanes: 512,
+  /** Steps exported at most (a range wider than this is refused, not truncated). */
+  steps: 64,
+  /** GPU samples per lane kept for the utilization lanes (min/max downsampled, docs/api.md 8.4). */
+  lane_points: 1500,
+  /** Fleet overview columns when the run has more lanes than `max_lanes`. */
+  fleet_buckets: 800,
+} as const;
+
+export const DEFAULT_SAMPLES_PER_STEP = 4;
+export const DEFAULT_MAX_LANES = 64;

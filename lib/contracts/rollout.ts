@@ -17,7 +17,7 @@ export const SampleParams = RolloutParams.extend({
   sampleIndex: QueryInt.describe("run-global Sample.index"),
 });
 
-const EvalFlag = QueryBool.default(false).describe("read the eval dump (`eval_{rid}`) instead of the train dump");
+const EvalFlag = QueryBool.default(false).describe("read the eval dump (`eval_{rolloutId}`) instead of the train dump");
 
 // ---- queries
 

@@ -81,6 +81,7 @@ export const GetMetricsQuery = z.object({
   x: z.string().default("rollout/step"),
   t0: T0,
   t1: T1,
+  format: z.enum(["json", "bin"]).optional().describe("json (default) | bin = the same answer as a binary column frame (lib/contracts/metrics-frame.ts)"),
 });
 export type GetMetricsQuery = z.infer<typeof GetMetricsQuery>;
 
@@ -130,6 +131,9 @@ export const GetMetaResponse = z
     skipped_dumps: z
       .array(z.object({ file: z.string(), reason: z.string() }).strict())
       .describe("dump files found unreadable so far, left out of the dump/* step aggregates (rlboard extension)"),
+    derived_metric_keys: z
+      .array(z.string())
+      .describe("per-step metrics derived from the run's files (drift/*, slime perf/*), x = rollout id (rlboard extension)"),
   })
   .strict();
 export type GetMetaResponse = z.infer<typeof GetMetaResponse>;

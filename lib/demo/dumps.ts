@@ -1,7 +1,7 @@
 /**
  * Dump-side files of a demo run, in the layout the training code leaves (docs/api.md 1.1–1.7):
- * `rollout_data/{rid}.pt` / `eval_{rid}.pt` (torch pickles via lib/store/pt/write),
- * `train_data/{rid}_{rank}.pt` for every rank (TP peers write identical shards),
+ * `rollout_data/{rolloutId}.pt` / `eval_{rolloutId}.pt` (torch pickles via lib/store/pt/write),
+ * `train_data/{rolloutId}_{rank}.pt` for every rank (TP peers write identical shards),
  * `dashboard_columns/rollout_{stem}.parquet` (the six-column mirror, written by the
  * reader's own `writeMirror` so both sides agree on the schema) and
  * `trajectory/{stem}.jsonl` (compact, ASCII-escaped Python JSON via lib/store/writer).
@@ -177,11 +177,11 @@ function logProb(rng: Rng): number {
 
 const f = (v: number) => (Number.isInteger(v) ? pyFloat(v) : v);
 
-function sampleDict(s: DemoSample, rid: number): Record<string, unknown> {
+function sampleDict(s: DemoSample, rolloutId: number): Record<string, unknown> {
   return {
     group_index: s.groupIndex,
     index: s.index,
-    rollout_id: rid,
+    rollout_id: rolloutId,
     prompt: s.prompt,
     tokens: s.tokens,
     multimodal_inputs: null,
@@ -229,7 +229,7 @@ function setMtime(file: string, ts: number): void {
 
 export interface StepDumpOptions {
   runDir: string;
-  rid: number;
+  rolloutId: number;
   evaluation: boolean;
   samples: readonly DemoSample[];
   /** Simulated time the rollout manager wrote the files. */
@@ -241,11 +241,11 @@ export interface StepDumpOptions {
   metadata?: Record<string, unknown>;
 }
 
-const stemOf = (rid: number, evaluation: boolean) => (evaluation ? `eval_${rid}` : String(rid));
+const stemOf = (rolloutId: number, evaluation: boolean) => (evaluation ? `eval_${rolloutId}` : String(rolloutId));
 
 /** Sidecar, mirror, then the `.pt` — the order the rollout manager writes them. */
 export async function writeRolloutDump(o: StepDumpOptions): Promise<void> {
-  const stem = stemOf(o.rid, o.evaluation);
+  const stem = stemOf(o.rolloutId, o.evaluation);
   if (o.sidecar && o.samples.some((s) => s.messages)) {
     const file = path.join(o.runDir, "trajectory", `${stem}.jsonl`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -280,9 +280,9 @@ export async function writeRolloutDump(o: StepDumpOptions): Promise<void> {
   const file = path.join(o.runDir, "rollout_data", `${stem}.pt`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   savePt(file, {
-    rollout_id: o.rid,
+    rollout_id: o.rolloutId,
     metadata: o.metadata ?? {},
-    samples: o.samples.map((s) => sampleDict(s, o.rid)),
+    samples: o.samples.map((s) => sampleDict(s, o.rolloutId)),
   });
   setMtime(file, o.writtenAt);
 }
@@ -366,10 +366,10 @@ function trainTensors(rng: Rng, s: DemoSample, adv: number, staleness: number): 
   };
 }
 
-/** `train_data/{rid}_{rank}.pt` for every rank; TP peers share the shard (identical files). */
+/** `train_data/{rolloutId}_{rank}.pt` for every rank; TP peers share the shard (identical files). */
 export async function writeTrainDumps(
   rng: Rng,
-  o: { runDir: string; rid: number; samples: readonly DemoSample[]; layout: TrainLayout; writtenAt: number },
+  o: { runDir: string; rolloutId: number; samples: readonly DemoSample[]; layout: TrainLayout; writtenAt: number },
 ): Promise<void> {
   const dir = path.join(o.runDir, "train_data");
   fs.mkdirSync(dir, { recursive: true });
@@ -380,7 +380,7 @@ export async function writeTrainDumps(
     const shard = shards[d]!;
     const tensors = shard.map((s) => {
       const vmin = Math.min(...s.weightVersions.map(Number).filter(Number.isFinite));
-      return trainTensors(rng.fork(`t${s.index}`), s, norm.get(s.index)!, Number.isFinite(vmin) ? Math.max(0, o.rid - vmin) : 0);
+      return trainTensors(rng.fork(`t${s.index}`), s, norm.get(s.index)!, Number.isFinite(vmin) ? Math.max(0, o.rolloutId - vmin) : 0);
     });
     const per = (k: keyof TrainTensors["perToken"]) => tensors.map((t) => t.perToken[k]);
     const rolloutData = {
@@ -403,8 +403,8 @@ export async function writeTrainDumps(
     };
     for (let t = 0; t < o.layout.tp; t++) {
       const rank = d * o.layout.tp + t;
-      const file = path.join(dir, `${o.rid}_${rank}.pt`);
-      savePt(file, { rollout_id: o.rid, rank, rollout_data: rolloutData, cp_rank: 0, cp_size: 1, qkv_format: "thd" });
+      const file = path.join(dir, `${o.rolloutId}_${rank}.pt`);
+      savePt(file, { rollout_id: o.rolloutId, rank, rollout_data: rolloutData, cp_rank: 0, cp_size: 1, qkv_format: "thd" });
       setMtime(file, o.writtenAt + 0.05 * rank);
     }
   }

@@ -31,6 +31,11 @@ export interface FleetRunOptions {
   scrapeIntervalS?: number;
   metrics?: readonly string[];
   stall?: boolean;
+  /**
+   * The run reached its end: meta.json's `num_rollout` is set to the last logged step + 1
+   * (the end marker run_status reads, docs/api.md 9.5.2), so it is judged finished.
+   */
+  finished?: boolean;
   /** Called after each written chunk with the fraction done. */
   onProgress?: (fraction: number) => void;
 }
@@ -153,6 +158,7 @@ export async function writeFleetRun(runDir: string, o: FleetRunOptions): Promise
   const waitSince = new Map<number, number>(lanes.map((l) => [rankOf(l), base + INIT_S - 14 - rng.float(0, 3)]));
   const stallAt = o.stall ? end - 34 * 60 : Infinity;
   let step = 0;
+  let lastLogged = -1;
   while (t < end) {
     const srng = root.fork(`step${step}`);
     const r0 = t;
@@ -294,6 +300,7 @@ export async function writeFleetRun(runDir: string, o: FleetRunOptions): Promise
       },
     };
     em.addMetrics(rec);
+    if (rec.ts <= end) lastLogged = step;
     t = sleep1 + srng.float(0.6, 1.4);
     step++;
   }
@@ -305,6 +312,9 @@ export async function writeFleetRun(runDir: string, o: FleetRunOptions): Promise
     await writer.flush();
     o.onProgress?.((upTo - base) / duration);
     if (upTo >= end) break;
+  }
+  if (o.finished && lastLogged >= 0) {
+    await writer.writeMeta({ run_name: o.name, start_ts: base, args: { ...fleetArgs(o.name, nodes), num_rollout: lastLogged + 1 } });
   }
   return step;
 }

@@ -13,6 +13,7 @@ import { phaseSource, phasesByLane } from "@/lib/timeline/phases";
 import { trajectoryLanes } from "@/lib/timeline/trajectories";
 import { demoRegenerateReason, DEMO_GENERATOR_VERSION, generateDemoRuns, STAMP_FILE } from "./generate";
 import { startDemoLiveWriter } from "./live";
+import { FLEET_THRESHOLD } from "@/lib/charts/lane-selection";
 import { writeQwenRun } from "./qwen";
 
 const NOW = 1_764_400_000;
@@ -163,6 +164,32 @@ describe("offline-dumps-only", () => {
     const si = (sum.rows[0] as { sample_index: number }).sample_index;
     const tok = await d.tokens(0, si, { start: 0, end: 12 });
     expect((tok.token_text ?? []).join("")).toContain("<|im_start|>user\nA ");
+  });
+
+  it("raises the rollout advisories from the dumps alone: zero-std groups and truncation in its last step (#16 part 5)", async () => {
+    const adv = await getAdvisory({ store: store(name), dumps: openDumpReader(run(name)), settings: { lowMfuThreshold: 0.15 } }, {});
+    const warnings = adv.advisories.filter((a) => a.level === "warning").map((a) => a.message);
+    expect(warnings).toContain("2/4 groups in rollout 3 have zero reward std: they contribute zero policy gradient.");
+    expect(warnings.some((m) => m.startsWith("5") && m.includes("of samples in rollout 3 are truncated"))).toBe(true);
+    expect(adv.mfu).toBeNull();
+  });
+});
+
+describe("llama-70b-gspo-128gpu", () => {
+  it("has more lanes than the per-lane view draws, so the Compute Utilization view opens on the fleet overview (#15 defect 5)", async () => {
+    const s = store("llama-70b-gspo-128gpu");
+    const lanes = await s.laneIndex();
+    expect(lanes.length).toBe(128);
+    expect(lanes.length).toBeGreaterThan(FLEET_THRESHOLD);
+    expect(new Set(lanes.map((l) => l.node)).size).toBe(16);
+    expect(await s.engine.hasData()).toBe(true);
+    const range = (await s.timeRange())!;
+    expect(range[1] - range[0]).toBeGreaterThan(15 * 60);
+    expect(range[1]).toBeLessThan(NOW - 15 * 60);
+    // it ran to its end: num_rollout is the end marker run_status reads (finished, not killed)
+    const last = Math.max(...(await s.metrics()).filter((r) => r.step_key === "rollout/step").map((r) => r.step ?? -1));
+    expect(last).toBeGreaterThanOrEqual(2);
+    expect(s.meta()!.args).toMatchObject({ num_rollout: last + 1 });
   });
 });
 

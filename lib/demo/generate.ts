@@ -6,6 +6,9 @@
  *
  *  - `qwen3-4b-grpo-demo`     1 node × 8 GPUs, agentic GRPO, telemetry + dumps (qwen.ts)
  *  - `llama-70b-gspo-64gpu`   8 nodes × 8 GPUs, telemetry only, ~1 h, straggler + stall (fleet.ts)
+ *  - `llama-70b-gspo-128gpu`  16 nodes × 8 GPUs, telemetry only, 20 min: more lanes than the
+ *                             Compute Utilization view draws one by one, so it opens on the
+ *                             fleet overview (lib/charts/lane-selection.ts FLEET_THRESHOLD)
  *  - `offline-dumps-only`     dumps without `dashboard/` (offline.ts)
  *  - `qwen3-4b-grpo-ablation` the Qwen demo's args with one key changed, metrics only (ablation.ts)
  *
@@ -17,7 +20,8 @@ import path from "node:path";
 import { ABLATION_RUN, writeAblationRun } from "./ablation";
 import { FLEET_METRICS_DEMO, writeFleetRun } from "./fleet";
 import { OFFLINE_RUN, writeOfflineRun } from "./offline";
-import { QWEN_RUN, writeQwenRun } from "./qwen";
+import { writeDemoHost } from "./host";
+import { QWEN_NODE, QWEN_RUN, writeQwenRun } from "./qwen";
 
 export interface DemoOptions {
   /** Wall-clock "now" in unix seconds; the newest telemetry ends here. */
@@ -29,10 +33,13 @@ export interface DemoOptions {
  * Bump whenever the generated files change. (A run added to DEMO_RUNS regenerates by
  * itself — "incomplete" — without invalidating the bench data keyed on this version.)
  */
-export const DEMO_GENERATOR_VERSION = 4;
+export const DEMO_GENERATOR_VERSION = 5;
 export const DEMO_SEED = 20250812;
 export const FLEET_RUN = "llama-70b-gspo-64gpu";
-export const DEMO_RUNS = [QWEN_RUN, FLEET_RUN, OFFLINE_RUN, ABLATION_RUN] as const;
+/** > FLEET_THRESHOLD (64) lanes: the fleet overview's demo. */
+export const BIG_FLEET_RUN = "llama-70b-gspo-128gpu";
+export const BIG_FLEET_NODES = 16;
+export const DEMO_RUNS = [QWEN_RUN, FLEET_RUN, BIG_FLEET_RUN, OFFLINE_RUN, ABLATION_RUN] as const;
 export const LIVE_RUN = QWEN_RUN;
 /** Written next to the runs (a file, so the run scan ignores it). */
 export const STAMP_FILE = ".rlboard-demo.json";
@@ -50,6 +57,7 @@ export async function generateDemoRuns(root: string, opts: DemoOptions): Promise
   fs.rmSync(path.join(root, STAMP_FILE), { force: true });
   for (const name of DEMO_RUNS) fs.rmSync(path.join(root, name), { recursive: true, force: true });
   await writeQwenRun(root, opts.nowS, seed);
+  writeDemoHost(path.join(root, QWEN_RUN), QWEN_NODE, opts.nowS, seed + 5); // docs/formats.md §4.12 (host.ts)
   const fleetEnd = opts.nowS - 95;
   await writeFleetRun(path.join(root, FLEET_RUN), {
     name: FLEET_RUN,
@@ -61,6 +69,20 @@ export async function generateDemoRuns(root: string, opts: DemoOptions): Promise
     stall: true,
   });
   settleMtimes(path.join(root, FLEET_RUN), fleetEnd + 2);
+  // Short and sparse (10-s scrapes, the demo's metric list) to keep `npm run demo` start fast.
+  const bigEnd = opts.nowS - 20 * 60;
+  await writeFleetRun(path.join(root, BIG_FLEET_RUN), {
+    name: BIG_FLEET_RUN,
+    endTs: bigEnd,
+    hours: 1 / 3,
+    nodes: BIG_FLEET_NODES,
+    seed: seed + 4,
+    scrapeIntervalS: 10,
+    metrics: FLEET_METRICS_DEMO,
+    stall: false,
+    finished: true,
+  });
+  settleMtimes(path.join(root, BIG_FLEET_RUN), bigEnd + 2);
   const offlineEnd = await writeOfflineRun(root, opts.nowS, seed + 2);
   settleMtimes(path.join(root, OFFLINE_RUN), offlineEnd);
   const ablationEnd = await writeAblationRun(root, opts.nowS, seed + 3);

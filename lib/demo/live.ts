@@ -4,7 +4,13 @@
  * to follow. A compressed step (~20 s) is scheduled ahead of the wall clock: rollout on
  * the engines (its OPEN marker is on disk while it runs, the closing record lands when it
  * ends), then the train ranks' phases, weight sync, metrics for both step keys; GPU
- * samples at 1 Hz, engine scrapes every 2 s, a data-buffer line per step.
+ * samples at 1 Hz, engine scrapes every 2 s, a data-buffer line per step — and, like the
+ * rollout manager, each finished rollout's dump files (`rollout_data/{rolloutId}.pt` through the
+ * project's .pt writer, its parquet mirror and trajectory sidecar, the `train_data/`
+ * shards) plus the samples' lifecycle events, so every view of the run moves.
+ *
+ * The engine scraper is armed by a topology snapshot (what a restarted collector writes
+ * first, docs/formats.md §4.6): the writer re-announces the last topology on disk.
  *
  * Continuity with what is already on disk: step numbers continue after the last logged
  * ones, engine counters continue from their last scraped values, and OPEN markers left by
@@ -15,13 +21,17 @@
 import path from "node:path";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { OPEN_T1 } from "@/lib/store/telemetry";
+import type { TopologySnapshot, TrajectoryEvent } from "@/lib/store/format";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 import { pyFloat } from "@/lib/store/format";
 import { engineSeries } from "@/lib/timeline/engine";
 import { phaseSource } from "@/lib/timeline/phases";
-import { SimEmitter, type SimPhase } from "./cluster";
+import { SimEmitter, gpuUuid, type SimPhase } from "./cluster";
+import { agenticSample, sampleEvent, writeRolloutDump, writeTrainDumps, type DemoSample } from "./dumps";
 import { Rng, round } from "./prng";
-import { QWEN_ENGINES, QWEN_METRICS, QWEN_NODE, QWEN_TRAIN_RANKS, TRAIN_ACTIVITY, qwenCluster, trainLane } from "./qwen";
+import { QWEN_ENGINES, QWEN_METRICS, QWEN_NODE, QWEN_TRAIN_RANKS, TRAIN_ACTIVITY, qwenArgs, qwenCluster, trainLane } from "./qwen";
+import { corpusWords, makeConversation } from "./text";
+import { DemoTokenizer } from "./tokenizer";
 
 export interface LiveWriterOptions {
   /** How often new telemetry is appended (s). */
@@ -31,6 +41,8 @@ export interface LiveWriterOptions {
   /** Wall clock in unix seconds (tests). */
   now?: () => number;
   seed?: number;
+  /** Write each finished rollout's dump files (default true). */
+  dumps?: boolean;
   onError?: (err: unknown) => void;
 }
 
@@ -41,6 +53,8 @@ export interface LiveWriterHandle {
   stop(): Promise<void>;
   /** Append everything due now (what the timer does every `intervalS`). */
   tick(): Promise<void>;
+  /** Rollout ids whose dump files this writer has written so far. */
+  readonly dumped: readonly number[];
 }
 
 interface Resume {
@@ -48,6 +62,7 @@ interface Resume {
   trainStep: number;
   open: SimPhase[];
   counters: Map<string, Map<string, number>>;
+  topology: TopologySnapshot | null;
 }
 
 async function resumeState(runDir: string): Promise<Resume> {
@@ -82,7 +97,8 @@ async function resumeState(runDir: string): Promise<Resume> {
       }
     }
   }
-  return { rolloutStep, trainStep, open, counters };
+  const topo = await store.topology();
+  return { rolloutStep, trainStep, open, counters, topology: topo[topo.length - 1] ?? null };
 }
 
 export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOptions = {}): Promise<LiveWriterHandle> {
@@ -95,6 +111,19 @@ export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOption
   const rng = new Rng(opts.seed ?? Math.floor(t0)).fork("live");
   const spec = qwenCluster();
   const em = new SimEmitter(writer, spec, { gpuStart: Math.ceil(t0), origin: t0, rng: rng.fork("emit") });
+  // Arm the engine scraper: without a topology snapshot the emitter scrapes nothing.
+  em.addTopology({
+    ...(resume.topology ?? {
+      engines: QWEN_ENGINES.map((e, i) => ({
+        addr: e.addr,
+        worker_type: "regular",
+        engine_rank: i,
+        gpus: e.gpus.map((g): [string, number] => [QWEN_NODE, g]),
+        gpu_uuids: e.gpus.map((g) => gpuUuid(rng.fork(`uuid${g}`))),
+      })),
+    }),
+    ts: round(t0 + 0.2, 3),
+  });
   QWEN_ENGINES.forEach((e, ei) => {
     for (let dp = 0; dp < 2; dp++) {
       const c = resume.counters.get(`${e.addr}|${dp}`);
@@ -118,18 +147,84 @@ export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOption
   const at = (x: number) => round(x, 3);
   const rm = (name: string, a: number, b: number): SimPhase => ({ name, t0: at(a), t1: at(b), node: QWEN_NODE, gpus: [], rank: -1, role: "rollout_manager" });
 
+  const writeDumps = opts.dumps ?? true;
+  const pendingDumps: { rolloutId: number; at: number; trainAt: number; samples: DemoSample[] }[] = [];
+  const dumped: number[] = [];
+  const tok = new DemoTokenizer(corpusWords());
+  const maxResponse = Number(qwenArgs().rollout_max_response_len);
+  const nPerPrompt = Number(qwenArgs().n_samples_per_prompt);
+  const groups = Number(qwenArgs().rollout_batch_size);
+  // Live samples get indices after the history's (rolloutId-major, so they never collide).
+  const indexBase = (rolloutId: number) => (rolloutId + 1) * 1000;
+
+  /** One step's samples: `groups` prompts × `nPerPrompt`, the Qwen demo's agentic mix. */
+  const liveSamples = (r: Rng, rolloutId: number, version: string): DemoSample[] => {
+    const out: DemoSample[] = [];
+    const pCorrect = Math.min(0.85, 0.66 + 0.004 * (rolloutId - firstStep));
+    for (let g = 0; g < groups; g++) {
+      const family = r.pick(["math", "math", "search", "code"]);
+      for (let j = 0; j < nPerPrompt; j++) {
+        const conv = makeConversation(r.fork(`c${g}.${j}`), { pCorrect, family });
+        out.push(
+          agenticSample(r.fork(`s${g}.${j}`), tok, conv, {
+            index: indexBase(rolloutId) + g * nPerPrompt + j,
+            groupIndex: indexBase(rolloutId) + g,
+            maxResponseLen: maxResponse,
+            versionOfTurn: () => version,
+          }),
+        );
+      }
+    }
+    return out;
+  };
+
+  /**
+   * A sample's turns as engine requests inside the compressed rollout [r0, r1] (time scaled
+   * so the slowest sample ends the rollout), with its lifecycle events (docs/formats.md §4.8).
+   */
+  const feedSample = (r: Rng, smp: DemoSample, i: number, r0: number, r1: number, version: string) => {
+    const engine = i % 2;
+    const dp = Math.floor(i / 2) % 2;
+    const start = r0 + r.float(0.02, 0.4);
+    const end = Math.max(start + 0.5, r1 - 0.2 - r.exp((r1 - r0) / 6));
+    const turns = Math.max(1, smp.turnTokens.length);
+    const slice = (end - start) / turns;
+    const ev = (ts: number, kind: TrajectoryEvent["kind"], turn: number, detail = "") => sampleEvent(smp, at(ts), kind, turn, version, detail);
+    const events: TrajectoryEvent[] = [ev(start, "attempt_start", -1), ev(start + 0.01, "gen_start", -1)];
+    let prompt = smp.tokens.length - smp.responseLength;
+    for (let k = 0; k < turns; k++) {
+      const q0 = start + 0.02 + k * slice;
+      const gen1 = q0 + slice * (smp.toolSeconds[k] !== undefined ? 0.7 : 0.95);
+      const tokens = smp.turnTokens[k] ?? 0;
+      em.addRequest({ engine, dp, q0, t0: q0 + 0.03, t1: gen1, promptTokens: prompt, completionTokens: tokens, ttft: 0.07, aborted: false });
+      events.push(ev(q0 + 0.03, "gen_start", k + 1), ev(gen1, "gen_end", k + 1, String(tokens)));
+      if (smp.toolSeconds[k] !== undefined) events.push(ev(gen1, "tool_start", k + 1, "1 calls"), ev(q0 + slice - 0.01, "tool_end", k + 1, "1 calls"));
+      prompt += tokens + 60;
+    }
+    events.push(ev(end, "attempt_end", -1, smp.status));
+    for (const e of events) em.addTrajectory(e, e.ts + 0.5);
+  };
+
+  /** Dump files of the rollouts that have ended by `t` (the rollout manager writes them then). */
+  const flushDumps = async (t: number) => {
+    while (pendingDumps.length && pendingDumps[0]!.trainAt <= t) {
+      const d = pendingDumps.shift()!;
+      await writeRolloutDump({ runDir, rolloutId: d.rolloutId, evaluation: false, samples: d.samples, writtenAt: d.at, mirror: true, sidecar: true, metadata: { rollout_id: d.rolloutId } });
+      await writeTrainDumps(rng.fork(`train${d.rolloutId}`), { runDir, rolloutId: d.rolloutId, samples: d.samples, layout: { dp: QWEN_TRAIN_RANKS / 2, tp: 2 }, writtenAt: d.trainAt });
+      dumped.push(d.rolloutId);
+    }
+  };
+
   /** One compressed step from `r0`; returns when the next one starts. */
   const scheduleStep = (r0: number): number => {
     const s = rng.fork(`step${step}`);
     const rolloutS = stepS * s.float(0.5, 0.6);
     const r1 = r0 + rolloutS;
     em.addPhase(rm("rollout", r0, r1));
-    for (let i = 0; i < 48; i++) {
-      const q0 = r0 + s.float(0.02, 0.4);
-      const tEnd = Math.min(r1 - 0.2, q0 + 0.3 + s.exp(rolloutS / 4));
-      const tokens = Math.round((tEnd - q0) * s.float(30, 45));
-      em.addRequest({ engine: i % 2, dp: Math.floor(i / 2) % 2, q0, t0: q0 + 0.05, t1: tEnd, promptTokens: s.int(220, 900), completionTokens: tokens, ttft: 0.07, aborted: false });
-    }
+    const version = String(Math.max(0, step - 1));
+    const samples = liveSamples(s.fork("samples"), step, version);
+    samples.forEach((smp, i) => feedSample(s.fork(`t${i}`), smp, i, r0, r1, version));
+    if (writeDumps) pendingDumps.push({ rolloutId: step, at: r1 + 0.1, trainAt: r1 + 1.3, samples });
     em.addDataBuffer({ ts: at(r1 + 0.05), length: s.int(1, 2) });
     const train0 = r1 + 0.3;
     const dp1 = train0 + stepS * 0.04;
@@ -178,8 +273,12 @@ export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOption
       step_key: "rollout/step",
       step,
       metrics: {
-        "rollout/raw_reward": round(Math.min(0.95, 0.66 + 0.004 * (step - firstStep) + m.normal(0, 0.04)), 6),
-        "rollout/response_lengths": round(230 + m.normal(0, 15), 3),
+        "rollout/raw_reward": samples.length
+          ? round(samples.reduce((a, x) => a + x.reward, 0) / samples.length, 6)
+          : round(Math.min(0.95, 0.66 + 0.004 * (step - firstStep) + m.normal(0, 0.04)), 6),
+        "rollout/response_lengths": samples.length
+          ? round(samples.reduce((a, x) => a + x.responseLength, 0) / samples.length, 3)
+          : round(230 + m.normal(0, 15), 3),
         "perf/rollout_time": round(rolloutS, 4),
         "perf/train_time": round(train1 - dp1, 4),
         "perf/step_time": round(period, 4),
@@ -202,6 +301,7 @@ export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOption
       while (nextStepAt < t + 3 * stepS) nextStepAt = scheduleStep(nextStepAt);
       em.emitUntil(t);
       await writer.flush();
+      await flushDumps(t);
     });
     chain = run.catch((err: unknown) => opts.onError?.(err));
     return run;
@@ -211,6 +311,7 @@ export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOption
   timer.unref?.();
   return {
     firstStep,
+    dumped,
     tick,
     async stop() {
       if (stopped) return;

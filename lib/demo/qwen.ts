@@ -128,7 +128,7 @@ interface Attempt {
 }
 
 interface StepPlan {
-  rid: number;
+  rolloutId: number;
   r0: number;
   r1: number;
   samples: DemoSample[];
@@ -216,9 +216,9 @@ export function planQwen(seed: number): QwenPlan {
   let carried: { sample: DemoSample; firstTurn: number }[] = [];
 
   /** One rollout from `r0`: fresh groups + resumed partial samples; the over-sampled extra group is aborted. */
-  const rollout = (rid: number, r0: number): StepPlan => {
-    const rng = root.fork(`step${rid}`);
-    const pCorrect = 0.3 + 0.045 * rid;
+  const rollout = (rolloutId: number, r0: number): StepPlan => {
+    const rng = root.fork(`step${rolloutId}`);
+    const pCorrect = 0.3 + 0.045 * rolloutId;
     const items: { sample: DemoSample; firstTurn: number; lastTurn: number; runaway: boolean }[] = carried.map((c) => ({
       ...c,
       lastTurn: c.sample.turnTokens.length - 1,
@@ -229,7 +229,7 @@ export function planQwen(seed: number): QwenPlan {
       const group = nextGroup++;
       const family = rng.pick(["math", "math", "search", "code"]);
       for (let j = 0; j < N_PER_PROMPT; j++) {
-        const runaway = rid === 5 && g === 2 && j === 5;
+        const runaway = rolloutId === 5 && g === 2 && j === 5;
         const conv = makeConversation(rng.fork(`c${group}.${j}`), { pCorrect, runaway, family });
         const s = agenticSample(rng.fork(`s${group}.${j}`), tok, conv, {
           index: nextIndex++,
@@ -240,7 +240,7 @@ export function planQwen(seed: number): QwenPlan {
         items.push({ sample: s, firstTurn: 0, lastTurn: s.turnTokens.length - 1, runaway });
       }
     }
-    const attempts = timeAttempts(rng, items, r0, rid * 7);
+    const attempts = timeAttempts(rng, items, r0, rolloutId * 7);
     for (const a of attempts) {
       const prior = a.sample.weightVersions.filter((v) => v !== "");
       a.versions = a.turns.map((t) => versionAt(t.t0));
@@ -271,7 +271,7 @@ export function planQwen(seed: number): QwenPlan {
       aborted.push(at);
       carried.push({ sample: s, firstTurn: 1 });
     }
-    return { rid, r0, r1, samples, attempts, trainStart: 0, trainEnd: 0, uwStart: 0, uwEnd: 0 };
+    return { rolloutId, r0, r1, samples, attempts, trainStart: 0, trainEnd: 0, uwStart: 0, uwEnd: 0 };
   };
 
   // miles train_async: rollout k+1 generates while step k trains; update_weights waits for it.
@@ -378,12 +378,12 @@ export async function writeQwenTelemetry(runDir: string, plan: QwenPlan, nowS: n
   // train_wait opens right after actor init and after every train call.
   const waitOpen: number[] = new Array<number>(QWEN_TRAIN_RANKS).fill(INIT_S - 9);
   for (const s of plan.steps) {
-    const inflight = s.rid === STEPS && s.r1 > plan.end;
+    const inflight = s.rolloutId === STEPS && s.r1 > plan.end;
     em.addPhase(rm("rollout", s.r0, inflight ? null : s.r1));
-    em.addDataBuffer({ ts: at(s.r1 + 0.05), length: 1 + (s.rid % 3 === 2 ? 1 : 0) });
-    if (s.rid < STEPS) {
+    em.addDataBuffer({ ts: at(s.r1 + 0.05), length: 1 + (s.rolloutId % 3 === 2 ? 1 : 0) });
+    if (s.rolloutId < STEPS) {
       for (let rank = 0; rank < QWEN_TRAIN_RANKS; rank++) {
-        const prng = rng.fork(`tp${s.rid}.${Math.floor(rank / TP)}`);
+        const prng = rng.fork(`tp${s.rolloutId}.${Math.floor(rank / TP)}`);
         em.addPhase({ name: "train_wait", t0: at(waitOpen[rank]!), t1: at(s.trainStart - 0.02), node: QWEN_NODE, gpus: [rank], rank, role: "train" });
         for (const p of trainPhases(rank, s, prng, at)) {
           em.addPhase(p);
@@ -401,7 +401,7 @@ export async function writeQwenTelemetry(runDir: string, plan: QwenPlan, nowS: n
         waitOpen[rank] = s.trainEnd + 0.01;
       }
       if (s.uwEnd > 0) em.addEngineUpdate(at(s.uwStart + 0.15), at(s.uwEnd - 0.1));
-      for (const r of stepMetrics(s, plan, rng.fork(`m${s.rid}`), at)) em.addMetrics(r);
+      for (const r of stepMetrics(s, plan, rng.fork(`m${s.rolloutId}`), at)) em.addMetrics(r);
     }
     for (const a of s.attempts) feedAttempt(em, a, at, false);
   }
@@ -476,37 +476,37 @@ function stepMetrics(s: StepPlan, plan: QwenPlan, rng: Rng, at: (t: number) => n
   const mean = (f: (x: DemoSample) => number) => s.samples.reduce((a, x) => a + f(x), 0) / n;
   const rolloutTime = s.r1 - s.r0;
   const trainTime = s.trainEnd - s.trainStart;
-  const prev = plan.steps[s.rid - 1];
+  const prev = plan.steps[s.rolloutId - 1];
   const stepTime = prev ? s.trainEnd - prev.trainEnd : s.trainEnd - s.r0;
   const waitTime = Math.max(0, s.trainStart - (prev ? prev.trainEnd : s.r0));
   const out: MetricsRecord[] = [];
   const nTrain = 2;
   const actor0 = s.trainStart + 14;
   for (let j = 0; j < nTrain; j++) {
-    const step = s.rid * nTrain + j;
+    const step = s.rolloutId * nTrain + j;
     const nan = step === 9;
     out.push({
       ts: at(actor0 + ((s.trainEnd - actor0) * (j + 1)) / nTrain),
       step_key: "train/step",
       step,
       metrics: {
-        "train/loss": nan ? NaN : round(0.012 - 0.0009 * s.rid + rng.normal(0, 0.004), 6),
+        "train/loss": nan ? NaN : round(0.012 - 0.0009 * s.rolloutId + rng.normal(0, 0.004), 6),
         "train/pg_loss": nan ? NaN : round(rng.normal(0.004, 0.006), 6),
         "train/pg_clipfrac": round(Math.max(0, rng.normal(0.0021, 0.0006)), 6),
         "train/ppo_kl": round(rng.normal(0.0004, 0.0002), 7),
-        "train/kl_loss": round(0.0008 + 0.00035 * s.rid + rng.normal(0, 0.0001), 7),
-        "train/entropy_loss": round(0.41 - 0.011 * s.rid + rng.normal(0, 0.008), 5),
+        "train/kl_loss": round(0.0008 + 0.00035 * s.rolloutId + rng.normal(0, 0.0001), 7),
+        "train/entropy_loss": round(0.41 - 0.011 * s.rolloutId + rng.normal(0, 0.008), 5),
         "train/grad_norm": nan ? Infinity : round(0.21 + rng.exp(0.08), 5),
         "train/lr-pg": 1e-6,
         "train/step": step,
       },
     });
   }
-  const mfu = round(0.305 + rng.normal(0, 0.012) - (s.rid === 0 ? 0.07 : 0), 4);
+  const mfu = round(0.305 + rng.normal(0, 0.012) - (s.rolloutId === 0 ? 0.07 : 0), 4);
   out.push({
     ts: at(s.trainEnd + 0.3),
     step_key: "rollout/step",
-    step: s.rid,
+    step: s.rolloutId,
     metrics: {
       "rollout/raw_reward": round(mean((x) => x.reward), 6),
       "rollout/rewards": round(rng.normal(0, 1e-3), 6),
@@ -528,7 +528,7 @@ function stepMetrics(s: StepPlan, plan: QwenPlan, rng: Rng, at: (t: number) => n
       "perf/actor_train_mfu": mfu,
       "perf/mfu_peak_tflops": pyFloat(989),
       "perf/actor_train_tflops": round(mfu * 989, 3),
-      "rollout/step": s.rid,
+      "rollout/step": s.rolloutId,
     },
   });
   return out;
@@ -542,20 +542,20 @@ export async function writeQwenDumps(runDir: string, plan: QwenPlan, nowS: numbe
   const rng = new Rng(seed).fork("dumps");
   plan.tokenizer.writeTo(path.join(runDir, "tokenizer"));
   for (const s of plan.steps) {
-    if (s.rid >= STEPS) continue;
+    if (s.rolloutId >= STEPS) continue;
     await writeRolloutDump({
       runDir,
-      rid: s.rid,
+      rolloutId: s.rolloutId,
       evaluation: false,
       samples: s.samples,
       writtenAt: base + s.r1 + 0.1,
       mirror: true,
       sidecar: true,
-      metadata: { rollout_id: s.rid },
+      metadata: { rollout_id: s.rolloutId },
     });
-    await writeTrainDumps(rng.fork(`train${s.rid}`), {
+    await writeTrainDumps(rng.fork(`train${s.rolloutId}`), {
       runDir,
-      rid: s.rid,
+      rolloutId: s.rolloutId,
       samples: s.samples,
       layout: { dp: QWEN_TRAIN_RANKS / TP, tp: TP },
       writtenAt: base + s.trainStart + 1.3,
@@ -564,7 +564,7 @@ export async function writeQwenDumps(runDir: string, plan: QwenPlan, nowS: numbe
   if (plan.evalRollout) {
     await writeRolloutDump({
       runDir,
-      rid: EVAL_AFTER_STEP,
+      rolloutId: EVAL_AFTER_STEP,
       evaluation: true,
       samples: plan.evalRollout.samples,
       writtenAt: base + plan.evalRollout.t1 + 0.1,

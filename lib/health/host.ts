@@ -8,7 +8,7 @@
  * switches keep rising (it wants more CPU than it gets), or fd headroom below 10 %.
  */
 import type { GetHostResponse } from "@/lib/contracts/health";
-import { HOST_DIR, HOUR_FILE_RE, HOUR_S, hourStartOfKey, type HostProc, type HostSample } from "@/lib/store/format";
+import { HOST_DIR, HOUR_FILE_RE, HOUR_S, hourStartOfKey, parseHostText, type HostProc, type HostSample } from "@/lib/store/format";
 import type { RunFs } from "@/lib/store/safe-fs";
 import { checkMaxPoints, checkWindow } from "@/lib/timeline/window";
 
@@ -42,12 +42,8 @@ export interface HostNode {
   ncpu: number;
   mem_total_kb: number;
   series: HostPoint[];
-  procs: { pid: number; name: string; points: ProcPoint[] }[];
-}
-
-function isRecord(o: unknown): o is HostRecord {
-  const r = o as HostRecord;
-  return typeof r === "object" && r !== null && typeof r.ts === "number" && typeof r.node === "string" && Array.isArray(r.cpu) && Array.isArray(r.procs);
+  /** `role`: as registered by a producer; `exited`: ts of the record that reported its exit */
+  procs: { pid: number; name: string; role?: string; exited?: number; points: ProcPoint[] }[];
 }
 
 /** Records of `dashboard/host/` whose hour overlaps [t0, t1] (null = open), in time order. */
@@ -63,16 +59,7 @@ export async function readHostRecords(runFs: RunFs, t0: number | null, t1: numbe
     } catch {
       continue;
     }
-    const end = text.lastIndexOf("\n");
-    for (const line of text.slice(0, end + 1).split("\n")) {
-      if (!line) continue;
-      try {
-        const r: unknown = JSON.parse(line);
-        if (isRecord(r) && (t0 === null || r.ts >= t0) && (t1 === null || r.ts <= t1)) out.push(r);
-      } catch {
-        // a corrupt line fails only itself
-      }
-    }
+    for (const r of parseHostText(text)) if ((t0 === null || r.ts >= t0) && (t1 === null || r.ts <= t1)) out.push(r);
   }
   return out.sort((a, b) => a.ts - b.ts);
 }
@@ -81,10 +68,11 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Per node: CPU and memory series and per-process points, derived from consecutive records. */
 export function deriveHost(records: readonly HostRecord[]): HostNode[] {
-  const nodes = new Map<string, { node: HostNode; prev: HostRecord | null; procs: Map<number, { pid: number; name: string; points: ProcPoint[]; prev: HostProcRecord | null; prevHost: HostRecord | null }> }>();
+  type Track = { pid: number; name: string; role?: string; exited?: number; points: ProcPoint[]; prev: HostProcRecord | null; prevHost: HostRecord | null };
+  const nodes = new Map<string, { node: HostNode; prev: HostRecord | null; procs: Map<number, Track>; gone: Track[] }>();
   for (const r of records) {
     let n = nodes.get(r.node);
-    if (!n) nodes.set(r.node, (n = { node: { node: r.node, ncpu: r.ncpu, mem_total_kb: r.mem_total_kb, series: [], procs: [] }, prev: null, procs: new Map() }));
+    if (!n) nodes.set(r.node, (n = { node: { node: r.node, ncpu: r.ncpu, mem_total_kb: r.mem_total_kb, series: [], procs: [] }, prev: null, procs: new Map(), gone: [] }));
     const prev = n.prev;
     let cpuPct: number | null = null;
     let hostJiffiesPerCore: number | null = null;
@@ -99,7 +87,9 @@ export function deriveHost(records: readonly HostRecord[]): HostNode[] {
     n.node.series.push({ ts: r.ts, cpu_pct: cpuPct, mem_used_pct: r.mem_total_kb > 0 ? (100 * (r.mem_total_kb - r.mem_available_kb)) / r.mem_total_kb : null });
     for (const p of r.procs) {
       let t = n.procs.get(p.pid);
-      if (!t) n.procs.set(p.pid, (t = { pid: p.pid, name: p.name, points: [], prev: null, prevHost: null }));
+      if (t && t.exited !== undefined) n.gone.push(t); // a reused pid is a new process
+      if (!t || t.exited !== undefined) n.procs.set(p.pid, (t = { pid: p.pid, name: p.name, points: [], prev: null, prevHost: null }));
+      if (p.role !== undefined) t.role = p.role;
       const pp = t.prev;
       const dt = t.prevHost ? r.ts - t.prevHost.ts : 0;
       let core: number | null = null;
@@ -116,11 +106,18 @@ export function deriveHost(records: readonly HostRecord[]): HostNode[] {
       t.prev = p;
       t.prevHost = r;
     }
+    for (const e of r.exited ?? []) {
+      const t = n.procs.get(e.pid);
+      if (t && t.exited === undefined) t.exited = r.ts;
+    }
     n.prev = r;
   }
   return [...nodes.values()]
     .sort((a, b) => (a.node.node < b.node.node ? -1 : 1))
-    .map((n) => ({ ...n.node, procs: [...n.procs.values()].map(({ pid, name, points }) => ({ pid, name, points })) }));
+    .map((n) => ({
+      ...n.node,
+      procs: [...n.gone, ...n.procs.values()].map(({ pid, name, role, exited, points }) => ({ pid, name, ...(role === undefined ? {} : { role }), ...(exited === undefined ? {} : { exited }), points })),
+    }));
 }
 
 export interface HostAdvisory {
@@ -132,14 +129,21 @@ export interface HostAdvisory {
  * 10.5 host rules over the newest data: a process whose last 3 points sit at ≥ 95 % of one
  * core with involuntary switches rising (≥ 1/s each), or whose last fd headroom is < 10 %.
  */
-export function hostAdvisories(nodes: readonly HostNode[]): HostAdvisory[] {
+export function hostAdvisories(
+  nodes: readonly HostNode[],
+  limits: { corePct?: number; nivcswPerS?: number; fdHeadroom?: number } = {},
+): HostAdvisory[] {
+  const corePct = limits.corePct ?? CORE_SATURATED_PCT;
+  const nivcswPerS = limits.nivcswPerS ?? NIVCSW_RISING_PER_S;
+  const fdMin = limits.fdHeadroom ?? FD_HEADROOM_MIN;
   const out: HostAdvisory[] = [];
   for (const n of nodes)
     for (const p of n.procs) {
+      if (p.exited !== undefined) continue; // gone: nothing to act on
       const last = p.points.slice(-3);
       if (
         last.length === 3 &&
-        last.every((x) => x.cpu_core_pct !== null && x.cpu_core_pct >= CORE_SATURATED_PCT && x.nonvoluntary_per_s !== null && x.nonvoluntary_per_s >= NIVCSW_RISING_PER_S)
+        last.every((x) => x.cpu_core_pct !== null && x.cpu_core_pct >= corePct && x.nonvoluntary_per_s !== null && x.nonvoluntary_per_s >= nivcswPerS)
       ) {
         const pct = Math.round(sum(last.map((x) => x.cpu_core_pct!)) / 3);
         const sw = Math.round(sum(last.map((x) => x.nonvoluntary_per_s!)) / 3);
@@ -151,11 +155,11 @@ export function hostAdvisories(nodes: readonly HostNode[]): HostAdvisory[] {
         });
       }
       const h = p.points.at(-1);
-      if (h && h.fd_headroom !== null && h.fd_headroom < FD_HEADROOM_MIN) {
+      if (h && h.fd_headroom !== null && h.fd_headroom < fdMin) {
         out.push({
           level: "warning",
           message:
-            `${n.node}: process ${p.name} (pid ${p.pid}) has ${h.fds} of ${h.fd_limit} file descriptors open (${Math.round(h.fd_headroom * 100)}% headroom): ` +
+            `${n.node}: process ${p.name} (pid ${p.pid}) has ${h.fds} of ${h.fd_limit} file descriptors open (${Math.max(0, Math.round(h.fd_headroom * 100))}% headroom): ` +
             `raise RLIMIT_NOFILE (ulimit -n) before it fails with "Too many open files".`,
         });
       }

@@ -9,6 +9,7 @@ import { judgeLifecycle, lifecycleFacts } from "@/lib/health/lifecycle";
 import { LogScanner, MAX_SAMPLES, type LogSource } from "@/lib/store/logs/scanner";
 import { ruleOf } from "@/lib/store/logs/signals";
 import { globSources, runLogSources } from "@/lib/health/sources";
+import { LOG_SIGNALS_DIR, parseLogSignalText, type LogSignalRecord } from "@/lib/store/format";
 import type { MetricStore } from "@/lib/store/telemetry";
 
 const scanners = new WeakMap<MetricStore, LogScanner>();
@@ -33,24 +34,13 @@ export async function logSources(store: MetricStore, globs: readonly string[] = 
   return [...own, ...extra];
 }
 
-export const LOG_SIGNALS_DIR = "dashboard/log_signals";
-
-interface ForwardedRecord {
-  ts: number;
-  node: string;
-  signal: string;
-  count: number;
-  first_ts: number;
-  last_ts: number;
-  samples: { file: string; line: number; text: string }[];
-}
 
 /**
  * Signal records the collector's `--logs GLOB` tailer appended on the nodes
  * (docs/formats.md §4.13); a torn or corrupt line fails only itself.
  */
-export async function forwardedSignals(store: MetricStore): Promise<ForwardedRecord[]> {
-  const out: ForwardedRecord[] = [];
+export async function forwardedSignals(store: MetricStore): Promise<LogSignalRecord[]> {
+  const out: LogSignalRecord[] = [];
   const names = (await store.fs.readdir(LOG_SIGNALS_DIR)).filter((n) => n.endsWith(".jsonl")).sort();
   for (const n of names) {
     let text: string;
@@ -59,21 +49,13 @@ export async function forwardedSignals(store: MetricStore): Promise<ForwardedRec
     } catch {
       continue;
     }
-    for (const line of text.slice(0, text.lastIndexOf("\n") + 1).split("\n")) {
-      if (!line) continue;
-      try {
-        const r = JSON.parse(line) as ForwardedRecord;
-        if (typeof r.signal === "string" && typeof r.count === "number" && typeof r.node === "string" && Array.isArray(r.samples)) out.push(r);
-      } catch {
-        // skipped
-      }
-    }
+    out.push(...parseLogSignalText(text));
   }
   return out;
 }
 
 /** Fold forwarded records into the scanned signals (samples named `node:file`, newest 3 kept). */
-export function mergeForwarded(signals: LogSignal[], records: readonly ForwardedRecord[]): LogSignal[] {
+export function mergeForwarded(signals: LogSignal[], records: readonly LogSignalRecord[]): LogSignal[] {
   const by = new Map(signals.map((s) => [s.signal as string, { ...s, samples: s.samples.map((x) => ({ ...x, ts: s.last_ts ?? 0 })) }]));
   for (const r of [...records].sort((a, b) => a.ts - b.ts)) {
     const s = by.get(r.signal);

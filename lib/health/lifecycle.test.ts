@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { LogSignal } from "@/lib/contracts/health";
-import { ACTIVE_WINDOW_S, judgeLifecycle, type LifecycleFacts } from "@/lib/health/lifecycle";
+import { ACTIVE_WINDOW_S, judgeLifecycle, KILL_RECORD, quietFor, type LifecycleFacts } from "@/lib/health/lifecycle";
 import { LOG_SIGNALS } from "@/lib/store/logs/signals";
 
 const base: LifecycleFacts = {
@@ -14,8 +14,8 @@ const base: LifecycleFacts = {
   stall: [],
 };
 const none: LogSignal[] = LOG_SIGNALS.map((signal) => ({ signal, severity: "critical", count: 0, first_ts: null, last_ts: null, samples: [] }));
-const withSignal = (signal: string, ts: number): LogSignal[] =>
-  none.map((s) => (s.signal === signal ? { ...s, count: 1, first_ts: ts, last_ts: ts, samples: [{ file: "logs/a.log", line: 7, text: "boom" }] } : s));
+const withSignal = (signal: string, ts: number, text = "boom"): LogSignal[] =>
+  none.map((s) => (s.signal === signal ? { ...s, count: 1, first_ts: ts, last_ts: ts, samples: [{ file: "logs/a.log", line: 7, text }] } : s));
 
 describe("judgeLifecycle", () => {
   test("durations: start → ready 650 s (GPUs held, serving nothing), → first step, readiness gap", () => {
@@ -23,11 +23,32 @@ describe("judgeLifecycle", () => {
     expect(l).toMatchObject({ time_to_ready_s: 650, time_to_first_step_s: 900, readiness_gap_s: 250, state: "running", cause: "active 0 s ago" });
   });
 
-  test("running until ACTIVE_WINDOW_S of quiet, then killed", () => {
+  test("running until ACTIVE_WINDOW_S of quiet, then ended — not killed: nothing records a kill", () => {
     expect(judgeLifecycle(base, none, 5100 + ACTIVE_WINDOW_S).state).toBe("running");
     const l = judgeLifecycle(base, none, 5101 + ACTIVE_WINDOW_S);
-    expect(l.state).toBe("killed");
+    expect(l.state).toBe("ended");
+    expect(l.cause).toBe("ended 5 min ago without an exit record: no end marker (num_rollout), no crash or kill line after the last progress");
     expect(l.evidence.at(-1)).toMatchObject({ kind: "telemetry", ts: 5100 });
+    // a dump-only run (no metrics, no num_rollout) quiet for hours
+    const dumps = judgeLifecycle({ ...base, lastStep: null, numRollout: null, lastProgressTs: null }, none, 5100 + 3 * 3600);
+    expect(dumps.state).toBe("ended");
+    expect(dumps.cause).toMatch(/^ended 3 h ago without an exit record/);
+  });
+
+  test("a kill on record (SIGKILL, exit 137) after the last progress: killed, the line as cause", () => {
+    const l = judgeLifecycle(base, withSignal("crash", 5050, "torch.distributed.elastic: exitcode  : -9 (pid: 5513)"), 9000);
+    expect(l.state).toBe("killed");
+    expect(l.cause).toBe("killed, after the last progress: torch.distributed.elastic: exitcode  : -9 (pid: 5513)");
+    expect(judgeLifecycle(base, withSignal("crash", 5050, "worker exited with code 137"), 9000).state).toBe("killed");
+    // an ordinary non-zero exit stays a crash
+    expect(judgeLifecycle(base, withSignal("crash", 5050, "worker exited with code 1"), 9000).state).toBe("crashed");
+    expect(judgeLifecycle(base, withSignal("crash", 5050, "exitcode  : -11 (pid: 5513)"), 9000).state).toBe("crashed");
+  });
+
+  test("kill record and quiet-time wording", () => {
+    for (const t of ["Killed", "  Killed python train.py", "received SIGKILL", "terminated by signal 9", "exited with code 137", "exitcode : -9", "Out of memory: Killed process 4242 (python)"]) expect(KILL_RECORD.test(t), t).toBe(true);
+    for (const t of ["exitcode : -11", "exited with code 1", "code 1370", "killed the engine restart loop", "signal 90"]) expect(KILL_RECORD.test(t), t).toBe(false);
+    expect([quietFor(42), quietFor(301), quietFor(3 * 3600), quietFor(3 * 86400)]).toEqual(["42 s", "5 min", "3 h", "3 d"]);
   });
 
   test("a fatal signal before the last progress does not count; at or after it, crashed", () => {

@@ -11,7 +11,7 @@ import { ruleOf } from "@/lib/store/logs/signals";
 import { OPEN_T1, type MetricStore } from "@/lib/store/telemetry";
 import { phaseSource } from "@/lib/timeline/phases";
 
-/** A run with no activity for this long is no longer `running` (killed/stalled/finished). */
+/** A run with no activity for this long is no longer `running` (ended/killed/stalled/finished). */
 export const ACTIVE_WINDOW_S = 300;
 /** Signals that mean a process died (a crash after the last progress ⇒ `crashed`). */
 export const FATAL_SIGNALS = ["crash", "oom", "nccl_error", "ray_actor_died"] as const;
@@ -19,6 +19,11 @@ export const FATAL_SIGNALS = ["crash", "oom", "nccl_error", "ray_actor_died"] as
 export const READY_PHASE = "rollout";
 /** Phase whose first close is the first train step. */
 export const STEP_PHASE = "actor_train";
+/**
+ * A fatal line that records a kill rather than a crash: SIGKILL (signal 9), an exit code
+ * of 137 (128 + 9) or −9, the kernel's / shell's "Killed". Such a run is `killed`.
+ */
+export const KILL_RECORD = /\bSIGKILL\b|\b[Ss]ignal 9\b|\b(?:[Cc]ode|[Ss]tatus|exitcode)\s*[:=]?\s*(?:137|-9)\b|^\s*Killed\b|\bKilled process\b/;
 /** The step key the end marker reads (docs/formats.md §4.1). */
 export const STEP_KEY = "rollout/step";
 
@@ -82,6 +87,24 @@ export async function lifecycleFacts(store: MetricStore, logModified: number | n
   };
 }
 
+/**
+ * The newest training step a run logged (the run list's "Last step", docs/api.md 9.5.4):
+ * the largest `rollout/step` in metrics.jsonl, else the largest step of any step key,
+ * else — a run without metrics — its newest rollout dump.
+ */
+export async function lastLoggedStep(store: MetricStore, dumps: { listRolloutIds(): Promise<{ train: number[] }> }): Promise<number | null> {
+  let rollout: number | null = null;
+  let any: number | null = null;
+  for (const r of await store.metrics()) {
+    if (typeof r.step !== "number" || !Number.isFinite(r.step)) continue;
+    any = maxOrNull(any, r.step);
+    if (r.step_key === STEP_KEY) rollout = maxOrNull(rollout, r.step);
+  }
+  if (rollout !== null || any !== null) return rollout ?? any;
+  const { train } = await dumps.listRolloutIds();
+  return train.length ? Math.max(...train) : null;
+}
+
 function signalEvidence(s: LogSignal): Evidence[] {
   const out: Evidence[] = [];
   const last = s.samples[s.samples.length - 1];
@@ -97,6 +120,14 @@ function signalEvidence(s: LogSignal): Evidence[] {
 
 const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
 
+/** "42 s", "7 min", "3 h", "2 d": how long a run has been quiet. */
+export function quietFor(s: number): string {
+  if (s < 90) return `${Math.max(0, Math.round(s))} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 36 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}
+
 /**
  * The state rules, first match wins (docs/api.md 9.5.2):
  *  1. `finished` — the last rollout step reached `num_rollout − 1` (the end marker);
@@ -104,7 +135,11 @@ const diff = (a: number | null, b: number | null) => (a === null || b === null ?
  *     last progress (closed phase or metrics record), or with no progress at all;
  *  3. `stalled` — the stall watchdog fires (docs/api.md 10.1);
  *  4. `running` — any activity (telemetry or log write) in the last ACTIVE_WINDOW_S;
- *  5. `killed` — none of these: quiet, no end marker, no crash after the last progress.
+ *  5. `ended` — none of these: quiet, no end marker, no crash after the last progress.
+ *     Nothing says how it ended (a dump-only or slime run's files just stop; so do a
+ *     `scancel` and a lost node), so the state claims no more than that.
+ * A fatal signal whose lines record a kill (KILL_RECORD: SIGKILL, exit 137) is `killed`
+ * instead of `crashed` (rule 2).
  */
 export function judgeLifecycle(f: LifecycleFacts, signals: readonly LogSignal[], now: number): Lifecycle {
   const evidence: Evidence[] = [];
@@ -121,10 +156,15 @@ export function judgeLifecycle(f: LifecycleFacts, signals: readonly LogSignal[],
     evidence.push({ kind: "end_marker", text: cause, ts: f.lastStep.ts });
   } else if (fatal.length) {
     const top = fatal[0]!;
-    state = "crashed";
-    cause =
-      `${ruleOf(top.signal).meaning}` +
-      (f.lastProgressTs === null ? " before any progress" : ", after the last progress");
+    const kill = fatal.flatMap((s) => s.samples).find((x) => KILL_RECORD.test(x.text));
+    const when = f.lastProgressTs === null ? " before any progress" : ", after the last progress";
+    if (kill) {
+      state = "killed";
+      cause = `killed${when}: ${kill.text.trim().slice(0, 120)}`;
+    } else {
+      state = "crashed";
+      cause = `${ruleOf(top.signal).meaning}${when}`;
+    }
     for (const s of fatal) evidence.push(...signalEvidence(s));
   } else if (f.stall.length) {
     state = "stalled";
@@ -134,11 +174,11 @@ export function judgeLifecycle(f: LifecycleFacts, signals: readonly LogSignal[],
     state = "running";
     cause = `active ${Math.max(0, Math.round(idle))} s ago`;
   } else {
-    state = "killed";
+    state = "ended";
     cause =
       f.lastActivityTs === null
         ? "no telemetry and no logs: nothing says the run ever started"
-        : `no activity for ${Math.round(idle!)} s, no end marker and no crash after the last progress`;
+        : `ended ${quietFor(idle!)} ago without an exit record: no end marker (num_rollout), no crash or kill line after the last progress`;
   }
   if (state !== "running" && state !== "finished" || evidence.length === 0) {
     evidence.push({

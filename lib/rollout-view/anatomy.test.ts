@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { anatomyDensity, anatomyTooltip, panView, prepareAnatomy, timeTicks, versionColor, zoomView } from "./anatomy";
+import { anatomyDensity, anatomyTooltip, MIN_LABEL_GAP_PX, panView, prepareAnatomy, timeTicks, versionColor, zoomView } from "./anatomy";
 import { trajectories0 } from "./testing/golden";
 
 describe("versionColor", () => {
@@ -43,6 +43,12 @@ describe("density, ticks and view arithmetic", () => {
   it("switches to compressed rows above 48 lanes", () => {
     expect(anatomyDensity(32)).toMatchObject({ detailed: true, rowH: 13, labelEvery: 1 });
     expect(anatomyDensity(512)).toMatchObject({ detailed: false, rowH: 4, labelEvery: 13 });
+    // 64 rows of 4 px: every 3rd row (12 px apart), not every 2nd (8 px: the labels overprinted)
+    expect(anatomyDensity(64)).toMatchObject({ detailed: false, rowH: 4, labelEvery: 3 });
+    for (const n of [49, 64, 100, 513, 2000]) {
+      const d = anatomyDensity(n);
+      expect(d.labelEvery * d.rowH, String(n)).toBeGreaterThanOrEqual(MIN_LABEL_GAP_PX);
+    }
     expect(anatomyDensity(1000).rowH).toBe(2);
   });
   it("picks the first tick step giving at most 8 ticks", () => {

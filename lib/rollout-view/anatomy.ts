@@ -157,6 +157,9 @@ export interface AnatomyDensity {
 }
 
 /** Detailed rows (≤ 48 lanes) with per-row info, else compressed rows. */
+/** Row labels of the compact layout are 10 px text: this far apart they never touch. */
+export const MIN_LABEL_GAP_PX = 12;
+
 export function anatomyDensity(n: number): AnatomyDensity {
   const detailed = n <= 48;
   const rowH = detailed ? 13 : n <= 512 ? 4 : 2;
@@ -166,7 +169,8 @@ export function anatomyDensity(n: number): AnatomyDensity {
     rowH,
     left: detailed ? 96 : 64,
     right: detailed ? 96 : 14,
-    labelEvery: detailed ? 1 : Math.ceil(n / 40),
+    // at most ~40 labels, and never closer than a label's height (64 rows of 4 px overprinted: #15 defect 11)
+    labelEvery: detailed ? 1 : Math.max(Math.ceil(n / 40), Math.ceil(MIN_LABEL_GAP_PX / rowH)),
     attemptInset: detailed ? 4 : rowH === 2 ? 0 : 1,
     segInset: detailed ? 2 : rowH === 2 ? 0 : 0.75,
     top,

@@ -101,4 +101,21 @@ export function columnKind(rows: readonly Record<string, Cell>[], id: string): C
 
 /** Rows flagged red: removed samples in the samples table, zero-std groups in the groups table. */
 export const isRemovedSample = (r: Record<string, Cell>) => r.remove_sample === true;
-export const isZeroStdGroup = (r: GroupRow) => r.zero_std === true;
+export const isZeroStdGroup = (r: GroupRow) => r.zero_std === true && !isSingleSampleGroup(r);
+
+/** A group of one sample (eval steps): its reward std is undefined, not zero. */
+export const isSingleSampleGroup = (r: GroupRow) => typeof r.n === "number" && r.n < 2;
+
+/** What a value that does not apply shows (with its reason in a title). */
+export const NOT_APPLICABLE = "n/a";
+export const EVAL_STALENESS = "staleness is not defined on eval steps: eval samples are generated with the current weights and never trained on";
+
+export const SINGLE_SAMPLE_ZERO_STD = "a group of one sample has no reward spread: zero_std does not apply (no GRPO signal is computed from it)";
+
+/** Group cells that do not apply to their row: zero_std of a group of one. */
+export const groupNotApplicable = { zero_std: (r: GroupRow) => (isSingleSampleGroup(r) ? SINGLE_SAMPLE_ZERO_STD : null) };
+
+/** Columns that do not apply to this step, with the reason each cell's title gives. */
+export function notApplicableColumns(evaluation: boolean): Record<string, string> {
+  return evaluation ? { staleness: EVAL_STALENESS } : {};
+}

@@ -67,4 +67,18 @@ describe("promptMessageCount", () => {
     expect(promptMessageCount([...prompt, { role: "assistant", content: "gen" }], prompt)).toBe(2);
     expect(promptMessageCount([{ role: "system", content: "s" }, { role: "user", content: "q" }, { role: "assistant", content: "a" }], "q")).toBe(2);
   });
+
+  it("a prompt that is the whole chat (the chat so far, tool results included) is not all prompt", () => {
+    // #15 defect 4: the sidecar's prompt list repeated every message, so no turn was generated
+    // and the per-turn metrics never split. The generated turns start at the first assistant.
+    const chat = [
+      { role: "system", content: "s" },
+      { role: "user", content: "q" },
+      { role: "assistant", content: "call" },
+      { role: "tool", content: "r" },
+      { role: "assistant", content: "answer" },
+    ];
+    expect(promptMessageCount(chat, chat)).toBe(2);
+    expect(prepareConversation(chat, chat).map((c) => c.turn)).toEqual([null, null, 1, null, 2]);
+  });
 });

@@ -134,11 +134,20 @@ function sameMessage(a: unknown, b: unknown): boolean {
 
 /**
  * How many leading messages are the prompt. When the sidecar's `prompt` is a message list
- * that the conversation starts with, that list (few-shot assistant turns included);
- * otherwise everything before the first assistant message.
+ * that the conversation starts with and an assistant message follows it, that list
+ * (few-shot assistant turns included); otherwise everything before the first assistant
+ * message. A prompt list that runs to the last assistant message is "the chat so far"
+ * (docs/formats.md: `prompt` may be the chat with tool results included), not a prompt
+ * with nothing generated after it.
  */
 export function promptMessageCount(messages: readonly unknown[], prompt: unknown): number {
-  if (Array.isArray(prompt) && prompt.length && prompt.length <= messages.length && prompt.every((p, i) => sameMessage(p, messages[i]))) {
+  if (
+    Array.isArray(prompt) &&
+    prompt.length &&
+    prompt.length <= messages.length &&
+    prompt.every((p, i) => sameMessage(p, messages[i])) &&
+    messages.slice(prompt.length).some((m) => isObj(m) && m.role === "assistant")
+  ) {
     return prompt.length;
   }
   const first = messages.findIndex((m) => isObj(m) && m.role === "assistant");

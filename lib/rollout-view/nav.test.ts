@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupSiblings, sampleHref, stepHref, stepPosition } from "./nav";
+import { describeIds, groupSiblings, noDumpNote, sampleHref, stepHref, stepPosition } from "./nav";
 import { summary0 } from "./testing/golden";
 
 describe("stepPosition", () => {
@@ -28,5 +28,17 @@ describe("groupSiblings", () => {
   });
   it("reports an unknown sample without siblings", () => {
     expect(groupSiblings(summary0.rows, 999, false)).toMatchObject({ position: -1, siblings: [] });
+  });
+});
+
+describe("describeIds / noDumpNote", () => {
+  it("names the dumped steps compactly and says why a step cannot be opened", () => {
+    expect(describeIds([3, 1, 2, 0])).toBe("0–3");
+    expect(describeIds([5])).toBe("5");
+    expect(describeIds([0, 2, 5])).toBe("0, 2, 5");
+    expect(describeIds([0, 2, 4, 6, 8, 10, 12])).toBe("0, 2, 4, 6, 8, … 12");
+    expect(describeIds([])).toBe("none");
+    expect(noDumpNote(false, 12, [0, 1, 2])).toBe("step 12 has no rollout dump — nothing to open (dumps: steps 0–2)");
+    expect(noDumpNote(true, 4, [])).toBe("eval step 4 has no rollout dump — this run has no eval rollout dumps");
   });
 });

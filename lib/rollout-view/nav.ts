@@ -26,6 +26,23 @@ export function stepPosition(ids: readonly number[], step: number): StepPosition
   return { index, count: sorted.length, prev, next, newest: sorted.at(-1) ?? null, nearest };
 }
 
+/** The dumped steps in a few characters: "0–7" when contiguous, else "0, 2, 5" (first few). */
+export function describeIds(unsorted: readonly number[]): string {
+  const ids = [...unsorted].sort((a, b) => a - b);
+  if (!ids.length) return "none";
+  const contiguous = ids.every((v, i) => i === 0 || v === ids[i - 1]! + 1);
+  if (contiguous) return ids.length === 1 ? String(ids[0]) : `${ids[0]}–${ids.at(-1)}`;
+  return ids.length <= 6 ? ids.join(", ") : `${ids.slice(0, 5).join(", ")}, … ${ids.at(-1)}`;
+}
+
+/** What a click on a metrics point of a step without a rollout dump says (#15 defect 9). */
+export function noDumpNote(evaluation: boolean, step: number, ids: readonly number[]): string {
+  const kind = evaluation ? "eval " : "";
+  return ids.length
+    ? `${kind}step ${step} has no rollout dump — nothing to open (${kind}dumps: steps ${describeIds(ids)})`
+    : `${kind}step ${step} has no rollout dump — this run has no ${kind}rollout dumps`;
+}
+
 export function runBase(runId: string): string {
   return `/runs/${encodeURIComponent(runId)}`;
 }

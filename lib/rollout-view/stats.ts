@@ -1,5 +1,6 @@
 /** The Rollouts step stat grid (docs/views.md 4.3): eight tiles, `—` when a column is absent. */
 import { formatValue, MISSING } from "@/lib/charts/core/format";
+import { EVAL_STALENESS, isSingleSampleGroup, NOT_APPLICABLE } from "./columns";
 import type { Cell, GroupsResponse, SummaryResponse } from "./types";
 
 export interface StatTile {
@@ -49,10 +50,19 @@ export function prepareStatGrid(summary: SummaryResponse, groups: GroupsResponse
   const mixed = col("mixed_version");
   let zeroStd = MISSING;
   let zeroAlert = false;
+  let zeroHint = "GRPO groups whose samples all got the same reward (no gradient signal) / all groups";
   if (groups && groups.columns.includes("zero_std")) {
-    const k = groups.rows.filter((g) => g.zero_std === true).length;
-    zeroStd = `${k}/${groups.rows.length}`;
-    zeroAlert = groups.rows.length > 0 && k === groups.rows.length;
+    // a group of one sample has no reward spread to measure (eval steps): not counted
+    const measured = groups.rows.filter((g) => !isSingleSampleGroup(g));
+    const k = measured.filter((g) => g.zero_std === true).length;
+    if (groups.rows.length > 0 && measured.length === 0) {
+      zeroStd = NOT_APPLICABLE;
+      zeroHint = "every group has one sample (n = 1, as on eval steps): a reward std needs two or more, so there is no GRPO signal to judge";
+    } else {
+      zeroStd = `${k}/${measured.length}`;
+      zeroAlert = measured.length > 0 && k === measured.length;
+      if (measured.length < groups.rows.length) zeroHint += ` (${groups.rows.length - measured.length} group(s) of one sample not counted)`;
+    }
   }
   return [
     { key: "samples", label: "samples", value: String(rows.length), hint: "rows in this step's rollout dump" },
@@ -62,15 +72,15 @@ export function prepareStatGrid(summary: SummaryResponse, groups: GroupsResponse
       key: "zero_std",
       label: "zero-std groups",
       value: zeroStd,
-      hint: "GRPO groups whose samples all got the same reward (no gradient signal) / all groups",
+      hint: zeroHint,
       alert: zeroAlert,
     },
     { key: "mixed", label: "mixed-version frac", value: fmt(mixed ? meanOf(mixed, true) : null), hint: "share of samples generated across more than one weight version" },
     {
       key: "staleness",
       label: "avg staleness",
-      value: evaluation ? MISSING : fmt(mean("staleness")),
-      hint: evaluation ? "not defined for eval steps" : "mean of (step − oldest weight version used), in steps",
+      value: evaluation ? NOT_APPLICABLE : fmt(mean("staleness")),
+      hint: evaluation ? EVAL_STALENESS : "mean of (step − oldest weight version used), in steps",
     },
     { key: "lp_diff", label: "mean |lp diff|", value: fmt(mean("mean_abs_lp_diff")), hint: "mean over samples of mean |train − rollout log-prob|" },
     { key: "entropy", label: "mean entropy", value: fmt(mean("mean_entropy")), hint: "mean over samples of the mean token entropy" },

@@ -23,15 +23,17 @@ export function applyMigrations(db: Db, dir = migrationsDir()): string[] {
   const applied = new Set(
     (db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version),
   );
+  // Runtime paths (the migrations folder, the data dir) are not build inputs: the
+  // `turbopackIgnore` comments keep Next's file tracer from pulling in the whole project.
   const files = fs
-    .readdirSync(dir)
+    .readdirSync(/* turbopackIgnore: true */ dir)
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
     .sort();
   const ran: string[] = [];
   for (const file of files) {
     const version = Number(file.slice(0, 4));
     if (applied.has(version)) continue;
-    const sql = fs.readFileSync(path.join(dir, file), "utf8");
+    const sql = fs.readFileSync(/* turbopackIgnore: true */ path.join(/* turbopackIgnore: true */ dir, file), "utf8");
     db.transaction(() => {
       db.exec(sql);
       db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
@@ -54,7 +56,7 @@ function createPrivate(file: string): void {
   fs.closeSync(fs.openSync(file, "a", 0o600));
   for (const f of [file, `${file}-wal`, `${file}-shm`]) {
     try {
-      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
+      if ((fs.statSync(/* turbopackIgnore: true */ f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }

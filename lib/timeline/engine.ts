@@ -6,9 +6,17 @@
  * → stride downsampling. Folding happens BEFORE differencing, so rank counters are summed
  * first and an engine mean is count-weighted. Rows that differ only by labels we drop
  * (e.g. current SGLang's `is_streaming`) land in one fold group and are summed too.
+ *
+ * The rows come from the collector's files, or — for a run with a Prometheus selector
+ * (lib/prometheus; docs/api.md 8.6 "Source: Prometheus") — from Prometheus, folded there
+ * in PromQL and returned one point per scrape; the derivations below are the same.
  */
 import { blockParts, cmpStr, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type EngineMetricColumns, type MetricStore, type Part } from "@/lib/store/telemetry";
 import { pickNumbers, strideIndices } from "@/lib/timeline/downsample";
+import { SGLANG_HISTORY_METRICS } from "@/lib/store/format";
+import type { PromRunSource } from "@/lib/prometheus/source";
+import { prometheusSourceFor } from "@/lib/prometheus/server";
+import { quantileParts } from "@/lib/prometheus/fold";
 
 export interface EngineSeries {
   addr: string;
@@ -40,6 +48,21 @@ export const ENGINE_MEAN_METRICS: Readonly<Record<string, string>> = {
 
 export { ENGINE_MEAN_AGGREGATED_METRICS };
 
+/**
+ * Interval quantiles of histograms (`<base>_p50|_p90|_p99` ← `<base>_bucket`; docs/api.md
+ * 8.6 "Source: Prometheus"): only a Prometheus source keeps the buckets, so only there are
+ * they listed and answered (the collector's records keep `_sum`/`_count` only).
+ */
+export const ENGINE_QUANTILE_METRICS: Readonly<Record<string, { base: string; q: number }>> = Object.fromEntries(
+  [
+    "sglang_time_to_first_token_seconds",
+    "sglang_e2e_request_latency_seconds",
+    "sglang_kv_transfer_speed_gb_s",
+    "sglang_kv_transfer_latency_ms",
+    "sglang_kv_transfer_total_mb",
+  ].flatMap((base) => [50, 90, 99].map((p) => [`${base}_p${p}`, { base, q: p / 100 }])),
+);
+
 const HIDDEN_SUFFIXES = ["_total", "_sum", "_count"];
 
 /** Raw metric names present anywhere in the engine stream. */
@@ -56,13 +79,35 @@ async function rawMetricNames(store: MetricStore): Promise<Set<string>> {
 
 /** Catalog (docs/api.md 8.6): raw names minus cumulative ones, plus derivable names; sorted. */
 export async function engineMetricNames(store: MetricStore): Promise<string[]> {
-  const raw = await rawMetricNames(store);
+  const prom = await prometheusSourceFor(store);
+  const raw = prom ? await promRawNames(prom) : await rawMetricNames(store);
   const out = new Set<string>();
-  for (const n of raw) if (!HIDDEN_SUFFIXES.some((s) => n.endsWith(s))) out.add(n);
+  for (const n of raw) if (!HIDDEN_SUFFIXES.some((s) => n.endsWith(s)) && !n.endsWith("_bucket")) out.add(n);
   for (const [derived, counter] of Object.entries(ENGINE_RATE_METRICS)) if (raw.has(counter)) out.add(derived);
   for (const [derived, base] of Object.entries(ENGINE_MEAN_METRICS))
     if (raw.has(`${base}_sum`) && raw.has(`${base}_count`)) out.add(derived);
+  for (const [derived, { base }] of Object.entries(ENGINE_QUANTILE_METRICS)) if (raw.has(`${base}_bucket`)) out.add(derived);
   return [...out].sort(cmpStr);
+}
+
+const promNamesMemo = new WeakMap<PromRunSource, { at: number; names: Promise<Set<string>> }>();
+const PROM_NAMES_TTL_MS = 10_000;
+
+/**
+ * What Prometheus holds for the run, asked at most every PROM_NAMES_TTL_MS. When Prometheus
+ * cannot be asked, every name we read is listed, so each panel shows that error itself
+ * (docs/api.md 8.6) instead of the whole page failing.
+ */
+function promRawNames(prom: PromRunSource): Promise<Set<string>> {
+  const now = performance.now();
+  const hit = promNamesMemo.get(prom);
+  if (hit && now - hit.at < PROM_NAMES_TTL_MS) return hit.names;
+  const names = prom.rawNames().then(
+    (n) => new Set(n),
+    () => new Set(SGLANG_HISTORY_METRICS),
+  );
+  promNamesMemo.set(prom, { at: now, names });
+  return names;
 }
 
 /**
@@ -249,16 +294,20 @@ export async function engineSeries(
   maxPoints: number,
   perDpRank: boolean,
 ): Promise<EngineSeries[]> {
+  // Same folds and derivations whichever source holds the rows (docs/api.md 8.6 "Source").
+  const prom = await prometheusSourceFor(store);
+  const partsOf = (m: string): Promise<Part[]> =>
+    prom ? prom.parts(m, t0, t1, perDpRank, maxPoints, ENGINE_MEAN_AGGREGATED_METRICS.has(m)) : engineParts(store, m, t0, t1, perDpRank);
   let parts: Part[];
   const counter = ENGINE_RATE_METRICS[metric];
   const base = ENGINE_MEAN_METRICS[metric];
+  const quantile = ENGINE_QUANTILE_METRICS[metric];
   if (counter !== undefined) {
-    parts = (await engineParts(store, counter, t0, t1, perDpRank)).map(rateOf).filter((p): p is Part => p !== null);
+    parts = (await partsOf(counter)).map(rateOf).filter((p): p is Part => p !== null);
+  } else if (quantile !== undefined) {
+    parts = prom ? quantileParts(await prom.parts(`${quantile.base}_bucket`, t0, t1, perDpRank, maxPoints, false), quantile.q) : [];
   } else if (base !== undefined) {
-    const [sums, counts] = await Promise.all([
-      engineParts(store, `${base}_sum`, t0, t1, perDpRank),
-      engineParts(store, `${base}_count`, t0, t1, perDpRank),
-    ]);
+    const [sums, counts] = await Promise.all([partsOf(`${base}_sum`), partsOf(`${base}_count`)]);
     const byKey = new Map(counts.map((c) => [`${c.addr}\u0000${c.key}`, c]));
     parts = [];
     for (const s of sums) {
@@ -267,7 +316,8 @@ export async function engineSeries(
       if (m) parts.push(m);
     }
   } else {
-    parts = await engineParts(store, metric, t0, t1, perDpRank);
+    // A bucket series alone is not an answer (its quantiles are, above).
+    parts = prom && metric.endsWith("_bucket") ? [] : await partsOf(metric);
   }
   return parts.map((p) => {
     const idx = strideIndices(p.ts.length, maxPoints);

@@ -3,13 +3,8 @@
  * lane key are the shared contract (lib/contracts/lanes.ts); this module applies them to a
  * run's lane index. `null` means "no filter". Errors are 400s with the reference's messages.
  */
-import {
-  type GetTimelineLanesQuery,
-  type GetTimelineLanesResponse,
-  laneKey,
-  parseLaneSelection,
-  selectedKeys,
-} from "@/lib/contracts/lanes";
+import { laneKey, parseLaneSelection, selectedKeys } from "@/lib/contracts/lanes";
+import type { GetTimelineLanesQuery, GetTimelineLanesResponse } from "@/lib/contracts/timeline-lanes";
 import type { LaneInfo, MetricStore } from "@/lib/store/telemetry";
 
 export { laneKey, pyInt } from "@/lib/contracts/lanes";

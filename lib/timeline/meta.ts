@@ -5,6 +5,7 @@ import type { MetricStore } from "@/lib/store/telemetry";
 import { DUMP_METRIC_PREFIX, STEP_AGGREGATE_METRICS, type DumpSource } from "@/lib/timeline/dump-source";
 import { engineMetricNames } from "@/lib/timeline/engine";
 import { latestDataBufferLength, metricKeys, stepKeys } from "@/lib/timeline/metrics";
+import { derivedMetricKeys } from "@/lib/timeline/step-metrics";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
 
 export interface TelemetryRunSettings {
@@ -50,7 +51,7 @@ export function getMeta(run: TelemetryRun): Promise<MetaAnswer> {
 async function computeMeta(run: TelemetryRun) {
   const { store, dumps, settings } = run;
   const meta = store.meta();
-  const [range, rids, keys, engineKeys, steps, hasTokenizer, dataBuffer, metrics, hasPhases, hasGpu, hasEngine] =
+  const [range, rids, keys, engineKeys, steps, hasTokenizer, dataBuffer, metrics, hasPhases, hasGpu, hasEngine, derived] =
     await Promise.all([
       store.timeRange(),
       dumps.listRolloutIds(),
@@ -63,6 +64,7 @@ async function computeMeta(run: TelemetryRun) {
       store.phases.hasData(),
       store.gpuUtil.hasData(),
       store.engine.hasData(),
+      derivedMetricKeys({ store, dumps }),
     ]);
   const offline = rids.train.length > 0 && metrics.length === 0;
   return {
@@ -73,7 +75,10 @@ async function computeMeta(run: TelemetryRun) {
     data_buffer_length: dataBuffer,
     time_range: range,
     rollout_ids: { train: rids.train, eval: rids.eval },
-    metric_keys: offline ? [...keys, ...STEP_AGGREGATE_METRICS.map((c) => DUMP_METRIC_PREFIX + c)] : keys,
+    metric_keys:
+      metrics.length === 0
+        ? [...keys, ...(offline ? STEP_AGGREGATE_METRICS.map((c) => DUMP_METRIC_PREFIX + c) : []), ...derived]
+        : keys,
     engine_metric_keys: engineKeys,
     step_keys: steps,
     capabilities: {
@@ -87,5 +92,7 @@ async function computeMeta(run: TelemetryRun) {
     corrupt_lines: store.corruptLines(),
     // Additive (rlboard): steps the dump/* aggregates left out, and why (docs/api.md).
     skipped_dumps: dumps.skippedDumps ? [...dumps.skippedDumps()] : [],
+    // Additive (rlboard): per-step metrics derived from the run's files (lib/timeline/step-metrics).
+    derived_metric_keys: derived,
   };
 }

@@ -5,6 +5,7 @@
 import { badRequest } from "@/lib/contracts/errors";
 import { cmpStr, type MetricStore, type Scalar } from "@/lib/store/telemetry";
 import { DUMP_METRIC_PREFIX, STEP_AGGREGATE_METRICS, type DumpSource } from "@/lib/timeline/dump-source";
+import { derivedMetricSeries, familyOf, STEP_METRIC_FAMILIES, type StepMetricFamily } from "@/lib/timeline/step-metrics";
 
 export interface MetricSeries {
   x: (number | null)[];
@@ -75,12 +76,15 @@ export async function getMetrics(
   store: MetricStore,
   dumps: DumpSource,
   q: { keys: string; x: string; t0: number | null; t1: number | null },
+  families: readonly StepMetricFamily[] = STEP_METRIC_FAMILIES,
 ): Promise<Record<string, MetricSeries>> {
   const keys = q.keys.split(",").filter((k) => k !== "");
   if (keys.length === 0) throw badRequest("keys must be a non-empty comma-separated list");
-  const storeKeys = keys.filter((k) => !k.startsWith(DUMP_METRIC_PREFIX));
+  const derivedKeys = keys.filter((k) => !k.startsWith(DUMP_METRIC_PREFIX) && familyOf(k, families) !== null);
+  const storeKeys = keys.filter((k) => !k.startsWith(DUMP_METRIC_PREFIX) && familyOf(k, families) === null);
   const dumpKeys = keys.filter((k) => k.startsWith(DUMP_METRIC_PREFIX));
   const out = await metricSeries(store, storeKeys, q.x, q.t0, q.t1);
+  if (derivedKeys.length) Object.assign(out, await derivedMetricSeries({ store, dumps }, derivedKeys, families));
   if (dumpKeys.length) {
     const rows = await dumps.stepAggregates();
     for (const key of dumpKeys) {

@@ -122,10 +122,10 @@ describe("GET /api/run_status", () => {
     expect(s.alerts).toEqual({ configured: false, muted: false });
   });
 
-  test("quiet without an end marker: killed; --run-logs files count, named relative to the glob", async () => {
+  test("quiet without an end marker or kill record: ended; --run-logs files count, named relative to the glob", async () => {
     const s = await status("killed");
-    expect(s.lifecycle.state).toBe("killed");
-    expect(s.lifecycle.cause).toMatch(/^no activity for \d+ s, no end marker and no crash after the last progress$/);
+    expect(s.lifecycle.state).toBe("ended");
+    expect(s.lifecycle.cause).toMatch(/^ended \d.* ago without an exit record: no end marker \(num_rollout\), no crash or kill line after the last progress$/);
     expect(s.lifecycle.last_activity_ts).toBe(T + 420); // the Slurm log's mtime
     expect(s.lifecycle.first_step_ts).toBe(T + 400); // no phases: the first metrics record
     const nan = s.log_signals.find((x) => x.signal === "nan_inf")!;
@@ -139,7 +139,7 @@ describe("GET /api/run_status", () => {
     expect(s.inputs.rollout_dumps.present).toBe(true);
     expect(s.inputs.dashboard).toEqual({ present: false, ...RUN_INPUTS.dashboard });
     expect(s.inputs.dashboard.written_by).toContain("--use-miles-dashboard");
-    expect(s.lifecycle).toMatchObject({ state: "killed", start_ts: null, ready_ts: null, last_activity_ts: null });
+    expect(s.lifecycle).toMatchObject({ state: "ended", start_ts: null, ready_ts: null, last_activity_ts: null });
     expect(s.lifecycle.cause).toContain("nothing says the run ever started");
   });
 
@@ -182,7 +182,7 @@ describe("GET /api/run_status", () => {
     expect(runs.crashed).toMatchObject({ state: "crashed", alarm: { level: "critical" } });
     expect(runs.crashed!.alarm!.text).toContain("after the last progress");
     expect(runs.finished).toMatchObject({ state: "finished", alarm: { level: "warning", text: "nan_inf ×3" } });
-    expect(runs.killed).toMatchObject({ state: "killed", alarm: { level: "warning", text: "nan_inf ×1" } });
-    expect(runs.empty).toMatchObject({ state: "killed", alarm: null });
+    expect(runs.killed).toMatchObject({ state: "ended", alarm: { level: "warning", text: "nan_inf ×1" } });
+    expect(runs.empty).toMatchObject({ state: "ended", alarm: null });
   });
 });

@@ -17,7 +17,7 @@ beforeAll(async () => {
   dump = mkdtempSync(join(tmpdir(), "rlb-py-"));
   // The collector clock is pinned (meta.json's start_ts is checked byte-exact) while
   // phase_ctx stamps real time: the clock-skew refusal is off for this test.
-  c = await startCollector({ dumpDir: dump, gpuSource: "none", flushIntervalS: 0.2, maxClockSkewS: 0, log: captureLog(), now: () => 1755000000.5 });
+  c = await startCollector({ runDir: dump, gpuSource: "none", flushIntervalS: 0.2, maxClockSkewS: 0, log: captureLog(), now: () => 1755000000.5 });
 });
 afterAll(() => rmSync(dump, { recursive: true, force: true }));
 
@@ -96,7 +96,7 @@ describe("python client against a live collector", () => {
     const oldRouter = await startFakeEngine(sglangFixture("engine_metrics_router.txt"), "/engine_metrics");
     const newRouter = await startFakeEngine(sglangFixture("router_engine_metrics_pd.txt"), "/engine_metrics");
     const dump2 = mkdtempSync(join(tmpdir(), "rlb-py-"));
-    const c2 = await startCollector({ dumpDir: dump2, gpuSource: "none", router: oldRouter.url, scrapeIntervalS: 0.5, log: captureLog(), now: () => 1755000000.5 });
+    const c2 = await startCollector({ runDir: dump2, gpuSource: "none", router: oldRouter.url, scrapeIntervalS: 0.5, log: captureLog(), now: () => 1755000000.5 });
     try {
       const script = `
 import argparse, sys

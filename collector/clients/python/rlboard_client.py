@@ -31,6 +31,13 @@ keys as under miles; ``client.set_router(url)`` re-points the collector's
 SGLang scraper when the router restarts on a new address (miles'
 ``set_router``).
 
+Host telemetry: ``client.register_procs()`` registers this process
+(``os.getpid()``; or the ``pids`` given) with the collector's
+``--host-telemetry`` sampler under a role (default: the client's role), so
+its CPU, RSS, context switches and fd headroom are reported without a
+``--host-procs`` pattern. Pids are node-local: register with the collector
+running on the same node (a ``--gpu-only`` node reads ``--host-pid-file``).
+
 Timer hook: ``client.timer_hook()`` returns a callable for a miles-style
 ``Timer`` event-sink list. Signature::
 
@@ -47,6 +54,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
+import os
 import queue
 import socket
 import threading
@@ -73,6 +82,7 @@ _ROUTES = {
     "data_buffer": "data_buffer",
     "gpu_util": "gpu",
     "gpu_processes": "gpu_processes",
+    "requests": "requests",
 }
 _TRAJECTORY_KINDS = ("attempt_start", "gen_start", "gen_end", "tool_start", "tool_end", "attempt_end")
 
@@ -163,6 +173,36 @@ def _json_value(v: Any) -> Any:
     if isinstance(v, Mapping):
         return {str(k): _json_value(x) for k, x in v.items()}
     return str(v)
+
+
+_SKIP = object()
+
+
+def _meta_scalar(v: Any) -> Any:
+    if hasattr(v, "item") and callable(v.item) and not isinstance(v, (str, bytes)):
+        try:
+            v = v.item()  # numpy / torch scalars
+        except Exception:  # noqa: BLE001
+            return _SKIP
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else _SKIP
+    return _SKIP
+
+
+def _meta_value(v: Any) -> Any:
+    """A meta_info value for the requests stream: a scalar, a flat dict of scalars, or _SKIP."""
+    if isinstance(v, Mapping):
+        out = {}
+        for k, x in v.items():
+            x = _meta_scalar(x)
+            if x is not _SKIP:
+                out[str(k)] = x
+        return out
+    return _meta_scalar(v)
 
 
 def args_snapshot(namespace: Any) -> Dict[str, Any]:
@@ -356,6 +396,44 @@ class RlboardClient:
 
         self._guard(build)
 
+    def record_request(
+        self,
+        rollout_id: int,
+        meta_info: Mapping[str, Any],
+        sample_index: Optional[int] = None,
+        group_index: Optional[int] = None,
+        engine: Optional[str] = None,
+        start_ts: Optional[float] = None,
+        evaluation: bool = False,
+        ts: Optional[float] = None,
+    ) -> None:
+        """One SGLang call's timing (docs/formats.md §4.14): ``meta_info`` as SGLang returned it.
+
+        Scalars (``e2e_latency``, ``queue_time``, ``prompt_tokens``, ``cached_tokens``, the
+        ``pd_*`` fields, ...) and small flat dicts (``finish_reason``) are kept; lists (token
+        log-probs) and non-finite numbers are left out. ``start_ts`` = when the call was sent.
+        """
+
+        def build() -> None:
+            info: Dict[str, Any] = {}
+            for k, v in (meta_info or {}).items():
+                kept = _meta_value(v)
+                if kept is not _SKIP:
+                    info[str(k)] = kept
+            rec = {
+                "ts": float(time.time() if ts is None else ts),
+                "rollout_id": int(rollout_id),
+                "evaluation": bool(evaluation),
+                "sample_index": None if sample_index is None else int(sample_index),
+                "group_index": None if group_index is None else int(group_index),
+                "engine": None if engine is None else str(engine),
+                "start_ts": None if start_ts is None else float(start_ts),
+                "meta_info": info,
+            }
+            self._enqueue("requests", rec, urgent=False)
+
+        self._guard(build)
+
     def data_buffer(self, length: int, ts: Optional[float] = None) -> None:
         """Backlog of a buffered data source (pending sample groups)."""
         self._guard(
@@ -397,6 +475,20 @@ class RlboardClient:
             if mode is not None:
                 body["mode"] = str(mode)
             self._put(("router", body, True))
+
+        self._guard(build)
+
+    def register_procs(self, pids: Optional[Sequence[int]] = None, role: Optional[str] = None) -> None:
+        """Register processes for the collector's host telemetry (``POST /v1/procs``).
+
+        ``pids`` defaults to ``[os.getpid()]``, ``role`` to the client's role. The
+        collector must run on this node with ``--host-telemetry`` (it answers 409
+        otherwise, logged as a warning). Posted by the sender thread at once.
+        """
+
+        def build() -> None:
+            ids = [int(p) for p in (pids if pids is not None else [os.getpid()])]
+            self._put(("procs", {"pids": ids, "role": str(role if role is not None else self.role)}, True))
 
         self._guard(build)
 
@@ -490,6 +582,8 @@ class RlboardClient:
                     self._post("/v1/meta", payload, 1)
                 elif kind == "router":
                     self._post("/v1/router", payload, 1)
+                elif kind == "procs":
+                    self._post("/v1/procs", payload, 1)
                 elif kind is not None:
                     pending.setdefault(kind, []).append(payload)
                     count += 1

@@ -49,3 +49,21 @@ describe("chartModel", () => {
     expect(m.xExtent).toEqual([-5, 20]);
   });
 });
+
+describe("constant series (issue #15 defect 8)", () => {
+  it("centres a tiny constant instead of drawing it on the 0 gridline", async () => {
+    const { constantValue, flatDomain } = await import("@/lib/charts/core/bounds");
+    const d = yDomain(line([1e-6, 1e-6, 1e-6]), [0, 2])!;
+    expect(d[0]).toBeCloseTo(5e-7, 18);
+    expect(d[1]).toBeCloseTo(1.5e-6, 18);
+    expect(d[0]).toBeGreaterThan(0);
+    expect(flatDomain(0)).toEqual([-0.5, 0.5]);
+    const f = flatDomain(-2e-5);
+    expect(f[0]).toBeCloseTo(-3e-5, 18);
+    expect(f[1]).toBeCloseTo(-1e-5, 18);
+    expect(constantValue(line([1e-6, Number.NaN, 1e-6]))).toBe(1e-6);
+    expect(constantValue(line([0.2, 0.2 + 4e-17]))).toBe(0.2);
+    expect(constantValue(line([1, 2]))).toBeNull();
+    expect(constantValue(line([Number.NaN]))).toBeNull();
+  });
+});

@@ -24,9 +24,10 @@ export function xDomain(m: Pick<ChartModel, "xExtent" | "xKind" | "mode">): Rang
 
 /**
  * y domain over the visible window: min..max with 8 % padding; a flat series (to 1e-9
- * relative) is widened (±0.5, or ±5 % of its magnitude for large values) so it sits
- * mid-chart. Null when no
- * finite point is in the window.
+ * relative) is widened so it sits mid-chart: ±5 % of its magnitude above 10, ±0.5 from
+ * 0.01 (and for 0), ±50 % of a smaller magnitude (a constant learning rate of 1e-6 is
+ * centred, not drawn on the 0 gridline; issue #15 defect 8). Null when no finite point
+ * is in the window.
  */
 export function yDomain(m: Pick<ChartModel, "series" | "mode">, x: Range, pad = 0.08): Range | null {
   let lo = Number.POSITIVE_INFINITY;
@@ -41,11 +42,37 @@ export function yDomain(m: Pick<ChartModel, "series" | "mode">, x: Range, pad = 
   // Flat, or flat but for float noise (0.2 vs 0.20000000000000004): ticks 1e-17 apart
   // would all print the same label.
   if (hi - lo <= Math.max(Math.abs(lo), Math.abs(hi)) * 1e-9) {
-    const w = Math.abs(lo) > 10 ? Math.abs(lo) * 0.05 : 0.5;
-    return [lo - w, hi + w];
+    return flatDomain(lo, hi);
   }
   const p = (hi - lo) * pad;
   return [lo - p, hi + p];
+}
+
+/** The widened domain of a flat series at lo ≈ hi. */
+export function flatDomain(lo: number, hi = lo): Range {
+  const a = Math.max(Math.abs(lo), Math.abs(hi));
+  const w = a > 10 ? a * 0.05 : a >= 0.01 || a === 0 ? 0.5 : a * 0.5;
+  return [lo - w, hi + w];
+}
+
+/**
+ * The one value of a constant chart: every finite point of every series equal (to 1e-9
+ * relative), over the whole model — the chart then says "constant v over the run" and
+ * draws one gridline at v. Null when the values vary or there is no point.
+ */
+export function constantValue(m: Pick<ChartModel, "series">): number | null {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const s of m.series) {
+    for (let i = 0; i < s.y.length; i++) {
+      const v = s.y[i]!;
+      if (!Number.isFinite(v)) continue;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  if (!(lo <= hi)) return null;
+  return hi - lo <= Math.max(Math.abs(lo), Math.abs(hi)) * 1e-9 ? lo : null;
 }
 
 export interface ViewDomain {

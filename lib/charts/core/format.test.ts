@@ -68,3 +68,16 @@ describe("time formats", () => {
     expect(formatDuration(7380)).toBe("2h 03m");
   });
 });
+
+describe("formatExact", () => {
+  it("prints a constant the way a person writes it", async () => {
+    const { formatExact } = await import("@/lib/charts/core/format");
+    expect(formatExact(1e-6)).toBe("1e-6");
+    expect(formatExact(2.5e-7)).toBe("2.5e-7");
+    expect(formatExact(0)).toBe("0");
+    expect(formatExact(0.25)).toBe("0.25");
+    expect(formatExact(1 / 3)).toBe("0.333333");
+    expect(formatExact(3e9)).toBe("3e9");
+    expect(formatExact(Number.NaN)).toBe("—");
+  });
+});

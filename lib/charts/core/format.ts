@@ -143,3 +143,12 @@ export function formatCompact(v: number): string {
   if (a >= 1e4) return `${Math.round(v / 100) / 10}k`;
   return formatTick(v);
 }
+
+/** A value as exactly as a person reads it: `1e-6`, `0.25`, `3.1416`, `12000` (captions, "constant v"). */
+export function formatExact(v: number): string {
+  if (!Number.isFinite(v)) return MISSING;
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a < 1e-3 || a >= 1e6) return v.toExponential(4).replace(/\.?0+e/, "e").replace("e+", "e");
+  return String(Number(v.toPrecision(6)));
+}

@@ -6,6 +6,12 @@ import { cachedRunHealth, refreshRunHealth } from "@/lib/health/server";
 import { getRegistry } from "@/lib/server/runs/context";
 import type { ScannedRun } from "@/lib/server/runs/scan";
 
+/** The judged part of a run's row (docs/api.md 9.5.4); nulls until the run was judged. */
+function health(id: string): Pick<RunSummary, "state" | "alarm" | "alarms" | "last_step"> {
+  const h = cachedRunHealth(id);
+  return { state: h?.state ?? null, alarm: h?.alarm ?? null, alarms: h?.alarms ?? 0, last_step: h?.last_step ?? null };
+}
+
 export function toRunSummary(
   r: ScannedRun,
   extra: { args: Record<string, ArgCell> | null; annotation?: RunAnnotation } = { args: null },
@@ -22,8 +28,7 @@ export function toRunSummary(
     args: extra.args,
     tags: extra.annotation?.tags ?? [],
     notes: extra.annotation?.notes ?? "",
-    state: cachedRunHealth(r.id)?.state ?? null,
-    alarm: cachedRunHealth(r.id)?.alarm ?? null,
+    ...health(r.id),
   };
 }
 

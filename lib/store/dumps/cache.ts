@@ -1,8 +1,8 @@
 /**
  * Summary cache (docs/api.md 6), in the app's data dir, never in the run directory.
- * One parquet file per (rid, evaluation): `rollout_{stem}.summary.parquet`. Its key —
+ * One parquet file per (rolloutId, evaluation): `rollout_{stem}.summary.parquet`. Its key —
  * the summary version plus size and nanosecond mtime of every source file (the rollout
- * `.pt` and, for train, each `train_data/{rid}_*.pt`) — is stored in the file's
+ * `.pt` and, for train, each `train_data/{rolloutId}_*.pt`) — is stored in the file's
  * key-value metadata; a hit needs an equal key, so any changed, added or removed source
  * invalidates. Writes go to a temp file and are renamed, so a reader never sees half a
  * file. NaN statistics survive (parquet DOUBLE), which the `dump/*` aggregates need.

@@ -35,20 +35,20 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
   return out;
 }
 
-export function rolloutStem(rid: number, evaluation: boolean): string {
-  return evaluation ? `eval_${rid}` : String(rid);
+export function rolloutStem(rolloutId: number, evaluation: boolean): string {
+  return evaluation ? `eval_${rolloutId}` : String(rolloutId);
 }
 
-export function rolloutRel(rid: number, evaluation: boolean): string {
-  return path.posix.join("rollout_data", `${rolloutStem(rid, evaluation)}.pt`);
+export function rolloutRel(rolloutId: number, evaluation: boolean): string {
+  return path.posix.join("rollout_data", `${rolloutStem(rolloutId, evaluation)}.pt`);
 }
 
-export function mirrorRel(rid: number, evaluation: boolean): string {
-  return path.posix.join("dashboard_columns", `rollout_${rolloutStem(rid, evaluation)}.parquet`);
+export function mirrorRel(rolloutId: number, evaluation: boolean): string {
+  return path.posix.join("dashboard_columns", `rollout_${rolloutStem(rolloutId, evaluation)}.parquet`);
 }
 
-export function sidecarRel(rid: number, evaluation: boolean): string {
-  return path.posix.join("trajectory", `${rolloutStem(rid, evaluation)}.jsonl`);
+export function sidecarRel(rolloutId: number, evaluation: boolean): string {
+  return path.posix.join("trajectory", `${rolloutStem(rolloutId, evaluation)}.jsonl`);
 }
 
 export function isErrno(err: unknown, code: string): boolean {
@@ -109,9 +109,9 @@ export interface TrainShardFile {
   rank: number;
 }
 
-/** `train_data/{rid}_*.pt` in shard order (ascending by the integer after the last `_`). */
-export async function listTrainShards(fsys: RunFs, rid: number): Promise<TrainShardFile[]> {
-  const prefix = `${rid}_`;
+/** `train_data/{rolloutId}_*.pt` in shard order (ascending by the integer after the last `_`). */
+export async function listTrainShards(fsys: RunFs, rolloutId: number): Promise<TrainShardFile[]> {
+  const prefix = `${rolloutId}_`;
   const out: TrainShardFile[] = [];
   for (const name of await fsys.readdir("train_data")) {
     if (!name.startsWith(prefix) || !name.endsWith(".pt")) continue;
@@ -125,29 +125,29 @@ export async function listTrainShards(fsys: RunFs, rid: number): Promise<TrainSh
 
 /**
  * Visible rollout ids (1.9): older than MIN_AGE_SECONDS, or (train only) with a first
- * train companion `train_data/{rid}_0.pt`. Stems other than `int` / `eval_int` are skipped.
+ * train companion `train_data/{rolloutId}_0.pt`. Stems other than `int` / `eval_int` are skipped.
  */
 export async function listRolloutIds(fsys: RunFs, nowMs = Date.now()): Promise<{ train: number[]; eval: number[] }> {
-  const candidates: { name: string; rid: number; evaluation: boolean }[] = [];
+  const candidates: { name: string; rolloutId: number; evaluation: boolean }[] = [];
   for (const name of await fsys.readdir("rollout_data")) {
     if (!name.endsWith(".pt")) continue;
     const stem = name.slice(0, -3);
     const evaluation = stem.startsWith("eval_");
     const digits = evaluation ? stem.slice(5) : stem;
     if (!INT.test(digits)) continue;
-    candidates.push({ name, rid: Number.parseInt(digits, 10), evaluation });
+    candidates.push({ name, rolloutId: Number.parseInt(digits, 10), evaluation });
   }
   // The stats are independent: run them concurrently (bounded), not one after another.
-  const visible = await mapBounded(candidates, LIST_STAT_CONCURRENCY, async ({ name, rid, evaluation }) => {
+  const visible = await mapBounded(candidates, LIST_STAT_CONCURRENCY, async ({ name, rolloutId, evaluation }) => {
     const st = await visibleStamp(fsys, path.posix.join("rollout_data", name));
     if (st === null) return false;
     if ((nowMs - st.mtimeMs) / 1000 > MIN_AGE_SECONDS) return true;
-    return !evaluation && (await visibleStamp(fsys, path.posix.join("train_data", `${rid}_0.pt`))) !== null;
+    return !evaluation && (await visibleStamp(fsys, path.posix.join("train_data", `${rolloutId}_0.pt`))) !== null;
   });
   const train: number[] = [];
   const evals: number[] = [];
   candidates.forEach((c, i) => {
-    if (visible[i]) (c.evaluation ? evals : train).push(c.rid);
+    if (visible[i]) (c.evaluation ? evals : train).push(c.rolloutId);
   });
   const asc = (a: number, b: number) => a - b;
   return { train: [...new Set(train)].sort(asc), eval: [...new Set(evals)].sort(asc) };

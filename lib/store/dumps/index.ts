@@ -10,3 +10,5 @@ export { SUMMARY_VERSION, TRAIN_COLUMNS, NO_TRAIN_COLUMNS } from "./summary";
 export type { SummaryColumn, SummaryRow } from "./summary";
 export type { TokenPayload } from "./tokens";
 export { MIN_AGE_SECONDS, FRESH_SECONDS } from "./files";
+export type { NumArray, PerTokenField, SampleRecord, TrainRow } from "./types";
+export type { TokenTextDecoder } from "./tokenizer";

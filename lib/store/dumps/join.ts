@@ -5,7 +5,7 @@
  * over `rollout_log_probs`), CP reassembly of the seven per-token fields and the
  * batch-global `raw_reward` lookup.
  *
- * It works over `ShardSource`, an abstraction of one `train_data/{rid}_{rank}.pt` whose
+ * It works over `ShardSource`, an abstraction of one `train_data/{rolloutId}_{rank}.pt` whose
  * tensors are materialised on demand, so the token point-read path reads only the
  * storages of one sample. Inconsistencies are plain Errors (HTTP 500); a missing required
  * column is a 404 like the reference's KeyError.
@@ -347,6 +347,8 @@ export async function joinTrainRows<T = TrainRow>(
   reduce: (row: TrainRow) => T = (row) => row as unknown as T,
   /** Background joins: `await pause()` every `every` rows (lets other work run). */
   pace?: { every: number; pause: () => Promise<void> },
+  /** Per-token fields to read (default all seven; the drift join needs two). */
+  fields: readonly PerTokenField[] = PER_TOKEN_FIELDS,
 ): Promise<Map<number, T>> {
   const batchPosition = new Map<number, number>();
   samples.forEach((s, i) => {
@@ -367,7 +369,7 @@ export async function joinTrainRows<T = TrainRow>(
   }
   const entries = [...locations];
   const build = async ([si, locs]: [number, Location[]]): Promise<T> => {
-    const row = await buildTrainRow(si, shards, locs);
+    const row = await buildTrainRow(si, shards, locs, fields);
     if (rawReward !== null) row.rawReward = toFloat(rawReward[batchPosition.get(si) as number]);
     return reduce(row);
   };
@@ -380,7 +382,7 @@ export async function joinTrainRows<T = TrainRow>(
   }
   // Batched I/O: plan the row entries of a batch of samples, fetch them shard by shard
   // (all shards concurrently, few large reads each), reduce the rows, drop the bytes.
-  const bytesPerToken = 4 * (1 + PER_TOKEN_FIELDS.length);
+  const bytesPerToken = 4 * (1 + fields.length);
   let i = 0;
   while (i < entries.length) {
     const perShard = new Map<number, RowRequest[]>();
@@ -391,7 +393,7 @@ export async function joinTrainRows<T = TrainRow>(
       const first = locs[0] as Location;
       const rl = toFloat(await (shards[first.shard] as ShardSource).scalar("response_lengths", first.row));
       budget += Math.max(1, rl ?? 0) * bytesPerToken;
-      for (const { shard, req } of planTrainRow(shards, locs)) {
+      for (const { shard, req } of planTrainRow(shards, locs, fields)) {
         let list = perShard.get(shard);
         if (!list) perShard.set(shard, (list = []));
         list.push(req);

@@ -267,7 +267,7 @@ describe("errors and visibility", () => {
   });
 
   test("a rollout_id that disagrees with the file name is an error, not a 503", async () => {
-    await writeRollout(dir, 4, [S(0, 3)], { rolloutId: 5 });
+    await writeRollout(dir, 4, [S(0, 3)], { storedRolloutId: 5 });
     const err = await openReader(dir).summary(4, false).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(ApiError);
     expect(String(err)).toMatch(/rollout_id 5 != 4/);
@@ -397,10 +397,10 @@ describe("close() and prewarm()", () => {
   }
 
   async function writeSteps(rids: readonly number[]): Promise<void> {
-    for (const rid of rids) {
+    for (const rolloutId of rids) {
       const s = S(0, 3);
-      await writeRollout(dir, rid, [s]);
-      await writeTrainShard(dir, rid, { rank: 0, rows: [trainRow(s, rid + 1)], cp: { rank: 0, size: 1 } });
+      await writeRollout(dir, rolloutId, [s]);
+      await writeTrainShard(dir, rolloutId, { rank: 0, rows: [trainRow(s, rolloutId + 1)], cp: { rank: 0, size: 1 } });
     }
     await ageFiles(dir);
   }
@@ -418,7 +418,7 @@ describe("close() and prewarm()", () => {
     expect((await r.tokens(0, 0, {})).total_len).toBe(6); // still usable: reopens on demand
   });
 
-  test("listing computes nothing; prewarm() caches the newest steps, prewarm(rid) a given one", async () => {
+  test("listing computes nothing; prewarm() caches the newest steps, prewarm(rolloutId) a given one", async () => {
     await writeSteps([0, 1, 2]);
     const r = openReader(dir, { cacheDir });
     expect((await r.listRolloutIds()).train).toEqual([0, 1, 2]);

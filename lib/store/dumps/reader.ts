@@ -22,6 +22,7 @@
  *    fetches one sample's storages (one read each). Listing never computes anything;
  *    `prewarm()` computes summaries in the background, `close()` releases handles.
  */
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ApiError, corruptFile, corruptInfo, notFound, stillWriting } from "@/lib/contracts/errors";
 import { isOutside, READ_NOFOLLOW, RunFs } from "@/lib/store/safe-fs";
@@ -53,7 +54,8 @@ import { parseSidecar, type SidecarIndex } from "./sidecar";
 import { buildSummary, trainStats, type SummaryColumn, type SummaryFrame, type SummaryRow } from "./summary";
 import { loadTokenizer, type TokenTextDecoder } from "./tokenizer";
 import { buildTokenPayload, type TokenPayload, type TokenWindow } from "./tokens";
-import type { SampleRecord, TrainRow } from "./types";
+import { stepTraces, traceDigest, type StepTraces } from "./traces";
+import type { PerTokenField, SampleRecord, TrainRow } from "./types";
 
 export interface DumpReaderOptions {
   /** Where summary caches and rebuilt mirrors go (app data dir). Omit to cache in memory only. */
@@ -162,6 +164,9 @@ export class DumpReader {
   private readonly failedSteps = new Map<string, SkippedDump>();
   /** In-run mirrors (`rel` + stamp) that did not decode: the `.pt` is used instead. */
   private readonly badMirrors = new Lru<string, true>(64);
+  /** Derived per-step results (`derived`), by stem and name, with their source key. */
+  private readonly derivedMem = new Lru<string, { key: string; value: unknown }>(64);
+  private readonly derivedInflight = new Inflight<string, unknown>();
 
   constructor(dir: string, opts: DumpReaderOptions = {}) {
     this.dir = dir;
@@ -238,9 +243,9 @@ export class DumpReader {
    * The rollout dump's samples. `lengthsOnly` (the summary): the three per-token lists
    * are only counted, not materialised (`tokens` stays empty, `totalLength` is set).
    */
-  private async loadSamples(rid: number, evaluation: boolean, lengthsOnly = false): Promise<SampleRecord[]> {
-    const rel = rolloutRel(rid, evaluation);
-    const { rolloutId, samples } = await guardedLoad(this.fs, rel, async () => {
+  private async loadSamples(rolloutId: number, evaluation: boolean, lengthsOnly = false): Promise<SampleRecord[]> {
+    const rel = rolloutRel(rolloutId, evaluation);
+    const { rolloutId: storedId, samples } = await guardedLoad(this.fs, rel, async () => {
       const real = await this.fs.resolve(rel);
       const dump = await openRolloutDump(real, {
         openFlags: READ_NOFOLLOW,
@@ -268,12 +273,12 @@ export class DumpReader {
         await dump.close();
       }
     });
-    if (pyInt(rolloutId) !== rid) throw new Error(`${rel}: rollout_id ${String(rolloutId)} != ${rid}`);
+    if (pyInt(storedId) !== rolloutId) throw new Error(`${rel}: rollout_id ${String(storedId)} != ${rolloutId}`);
     return samples;
   }
 
-  private async openShards(rid: number): Promise<ShardHandle[]> {
-    const files = await listTrainShards(this.fs, rid);
+  private async openShards(rolloutId: number): Promise<ShardHandle[]> {
+    const files = await listTrainShards(this.fs, rolloutId);
     // All shards at once: their zip directories and pickles are read concurrently.
     const opened = await Promise.allSettled(
       files.map((f) => {
@@ -292,13 +297,13 @@ export class DumpReader {
 
   // ---- L1 summary (cached)
 
-  private async summarySources(rid: number, evaluation: boolean): Promise<Record<string, FileStamp>> {
-    const rel = rolloutRel(rid, evaluation);
+  private async summarySources(rolloutId: number, evaluation: boolean): Promise<Record<string, FileStamp>> {
+    const rel = rolloutRel(rolloutId, evaluation);
     const st = await stampOrNull(this.fs, rel);
     if (st === null) throw notFound(`no such file: ${rel}`);
     const sources: Record<string, FileStamp> = { [path.posix.basename(rel)]: st };
     if (!evaluation) {
-      const files = await listTrainShards(this.fs, rid);
+      const files = await listTrainShards(this.fs, rolloutId);
       const stamps = await Promise.all(files.map((f) => stampOrNull(this.fs, path.posix.join("train_data", f.name))));
       files.forEach((f, i) => {
         const st = stamps[i];
@@ -308,19 +313,19 @@ export class DumpReader {
     return sources;
   }
 
-  summaryFrame(rid: number, evaluation: boolean): Promise<SummaryFrame> {
-    return this.fg(() => this.frame(rid, evaluation, false));
+  summaryFrame(rolloutId: number, evaluation: boolean): Promise<SummaryFrame> {
+    return this.fg(() => this.frame(rolloutId, evaluation, false));
   }
 
   /** `frameImpl`, remembering whether the step loads (`skippedDumps`). */
-  private async frame(rid: number, evaluation: boolean, background: boolean): Promise<SummaryFrame> {
-    const stem = rolloutStem(rid, evaluation);
+  private async frame(rolloutId: number, evaluation: boolean, background: boolean): Promise<SummaryFrame> {
+    const stem = rolloutStem(rolloutId, evaluation);
     try {
-      const f = await this.frameImpl(rid, evaluation, background);
+      const f = await this.frameImpl(rolloutId, evaluation, background);
       this.failedSteps.delete(stem);
       return f;
     } catch (err) {
-      const skipped = this.skipReason(rid, evaluation, err);
+      const skipped = this.skipReason(rolloutId, evaluation, err);
       if (skipped) this.failedSteps.set(stem, skipped);
       else this.failedSteps.delete(stem);
       throw err;
@@ -331,27 +336,27 @@ export class DumpReader {
    * Why a step is left out of the aggregates, or null when the failure is not the
    * step's fault (still being written, vanished: the caller reports those as before).
    */
-  private skipReason(rid: number, evaluation: boolean, err: unknown): SkippedDump | null {
+  private skipReason(rolloutId: number, evaluation: boolean, err: unknown): SkippedDump | null {
     const info = corruptInfo(err);
     if (info) return info;
     if (ApiError.is(err)) {
       if (err.code === "still_writing" || isOutside(err)) return null;
       if (err.code === "not_found" && err.message.startsWith("no such file")) return null;
-      return { file: rolloutRel(rid, evaluation), reason: err.message };
+      return { file: rolloutRel(rolloutId, evaluation), reason: err.message };
     }
-    return { file: rolloutRel(rid, evaluation), reason: "could not be read (see the server log)" };
+    return { file: rolloutRel(rolloutId, evaluation), reason: "could not be read (see the server log)" };
   }
 
-  private async frameImpl(rid: number, evaluation: boolean, background: boolean): Promise<SummaryFrame> {
-    const stem = rolloutStem(rid, evaluation);
-    const key = summaryCacheKey(await this.summarySources(rid, evaluation));
+  private async frameImpl(rolloutId: number, evaluation: boolean, background: boolean): Promise<SummaryFrame> {
+    const stem = rolloutStem(rolloutId, evaluation);
+    const key = summaryCacheKey(await this.summarySources(rolloutId, evaluation));
     const mem = this.summaries.get(stem);
     if (mem && mem.key === key) return mem.frame;
     return this.inflight.run(`${stem}\u0000${key}`, async () => {
       const cachePath = this.cacheDir ? summaryCachePath(this.cacheDir, stem) : null;
       let frame = cachePath ? await readSummaryCache(cachePath, key) : null;
       if (frame === null) {
-        frame = await this.computeSummary(rid, evaluation, background);
+        frame = await this.computeSummary(rolloutId, evaluation, background);
         if (cachePath) {
           await writeSummaryCache(cachePath, key, frame).catch((err: unknown) => {
             console.warn(`[rlboard] could not write summary cache ${cachePath}:`, err);
@@ -364,13 +369,13 @@ export class DumpReader {
   }
 
   /** `background` (prewarm): yield to the event loop every few rows of the join. */
-  private async computeSummary(rid: number, evaluation: boolean, background = false): Promise<SummaryFrame> {
-    if (evaluation) return buildSummary(await this.loadSamples(rid, evaluation, true), new Map(), rid, true);
+  private async computeSummary(rolloutId: number, evaluation: boolean, background = false): Promise<SummaryFrame> {
+    if (evaluation) return buildSummary(await this.loadSamples(rolloutId, evaluation, true), new Map(), rolloutId, true);
     // The rollout dump and the train shards are read concurrently.
-    const shardsP = this.openShards(rid);
+    const shardsP = this.openShards(rolloutId);
     let samples: SampleRecord[];
     try {
-      samples = await this.loadSamples(rid, evaluation, true);
+      samples = await this.loadSamples(rolloutId, evaluation, true);
     } catch (err) {
       await shardsP.then((hs) => Promise.all(hs.map((h) => h.close())), () => undefined);
       throw err;
@@ -379,20 +384,20 @@ export class DumpReader {
     try {
       const pace = background ? { every: PREWARM_YIELD_ROWS, pause: yieldToEventLoop } : undefined;
       const rows = await guardPtReads(this.fs, () => joinTrainRows(samples, shards, trainStats, pace));
-      return buildSummary(samples, rows, rid, false);
+      return buildSummary(samples, rows, rolloutId, false);
     } finally {
       await Promise.all(shards.map((h) => h.close()));
     }
   }
 
-  async summary(rid: number, evaluation: boolean): Promise<SummaryTable> {
-    const frame = await this.summaryFrame(rid, evaluation);
-    return { rollout_id: rid, evaluation, columns: frame.columns, rows: frame.rows };
+  async summary(rolloutId: number, evaluation: boolean): Promise<SummaryTable> {
+    const frame = await this.summaryFrame(rolloutId, evaluation);
+    return { rollout_id: rolloutId, evaluation, columns: frame.columns, rows: frame.rows };
   }
 
-  async groups(rid: number, evaluation: boolean): Promise<GroupsTable> {
-    const frame = await this.summaryFrame(rid, evaluation);
-    return { rollout_id: rid, evaluation, columns: [...GROUP_COLUMNS], rows: buildGroups(frame.rows, evaluation) };
+  async groups(rolloutId: number, evaluation: boolean): Promise<GroupsTable> {
+    const frame = await this.summaryFrame(rolloutId, evaluation);
+    return { rollout_id: rolloutId, evaluation, columns: [...GROUP_COLUMNS], rows: buildGroups(frame.rows, evaluation) };
   }
 
   /**
@@ -404,23 +409,23 @@ export class DumpReader {
   async stepAggregates(): Promise<StepAggregateRow[]> {
     const { train } = await this.listRolloutIds();
     const out: StepAggregateRow[] = [];
-    for (const rid of train) {
+    for (const rolloutId of train) {
       let frame: SummaryFrame;
       try {
-        frame = await this.summaryFrame(rid, false);
+        frame = await this.summaryFrame(rolloutId, false);
       } catch (err) {
         if (ApiError.is(err) && err.code === "still_writing") throw err;
-        if (!ApiError.is(err)) console.warn(`[rlboard] step ${rid} left out of the dump/* aggregates:`, err);
+        if (!ApiError.is(err)) console.warn(`[rlboard] step ${rolloutId} left out of the dump/* aggregates:`, err);
         continue;
       }
-      out.push(stepAggregate(rid, frame.rows, buildGroups(frame.rows, false)));
+      out.push(stepAggregate(rolloutId, frame.rows, buildGroups(frame.rows, false)));
     }
     return out;
   }
 
   /** Sample indices of a train rollout's summary, in dump order (for /trajectories). */
-  async trajectoryIndices(rid: number): Promise<number[]> {
-    const frame = await this.summaryFrame(rid, false);
+  async trajectoryIndices(rolloutId: number): Promise<number[]> {
+    const frame = await this.summaryFrame(rolloutId, false);
     return frame.rows.map((r) => r.sample_index).filter((v): v is number => v !== null);
   }
 
@@ -430,7 +435,7 @@ export class DumpReader {
    * Background warm-up of step summaries (memory LRU + disk cache), so that opening a
    * step view finds its summary ready:
    *  - `prewarm()`: the newest `PREWARM_STEPS` visible train steps, newest first;
-   *  - `prewarm(rid)`: train step `rid`, ahead of anything already queued.
+   *  - `prewarm(rolloutId)`: train step `rolloutId`, ahead of anything already queued.
    * Fire-and-forget: returns at once with a promise that settles when the queue is
    * empty (errors are logged, never thrown). Idempotent and cheap to call often: cached
    * steps are cache hits, queued steps are not queued twice, and at most one prewarm
@@ -438,11 +443,11 @@ export class DumpReader {
    * foreground call (summary, groups, tokens, …) is running, and its join yields to the
    * event loop every few rows. A no-op after `close()`.
    */
-  prewarm(rid?: number): Promise<void> {
+  prewarm(rolloutId?: number): Promise<void> {
     if (this.closed) return Promise.resolve();
-    if (rid === undefined) this.prewarmNewest = true;
+    if (rolloutId === undefined) this.prewarmNewest = true;
     else {
-      this.prewarmQueue = [rid, ...this.prewarmQueue.filter((r) => r !== rid)];
+      this.prewarmQueue = [rolloutId, ...this.prewarmQueue.filter((r) => r !== rolloutId)];
     }
     if (this.prewarmRun === null) {
       const run = this.runPrewarm().finally(() => {
@@ -456,9 +461,9 @@ export class DumpReader {
   private async runPrewarm(): Promise<void> {
     await yieldToEventLoop();
     while (!this.closed) {
-      const rid = this.prewarmQueue.shift();
-      if (rid !== undefined) {
-        await this.prewarmOne(rid);
+      const rolloutId = this.prewarmQueue.shift();
+      if (rolloutId !== undefined) {
+        await this.prewarmOne(rolloutId);
         continue;
       }
       if (!this.prewarmNewest) break;
@@ -472,7 +477,7 @@ export class DumpReader {
     }
   }
 
-  private async prewarmOne(rid: number): Promise<void> {
+  private async prewarmOne(rolloutId: number): Promise<void> {
     while (this.foreground > 0 && !this.closed) {
       await new Promise<void>((resolve) => {
         setTimeout(resolve, PREWARM_IDLE_POLL_MS).unref?.();
@@ -481,25 +486,25 @@ export class DumpReader {
     if (this.closed) return;
     await yieldToEventLoop();
     try {
-      await this.frame(rid, false, true);
+      await this.frame(rolloutId, false, true);
     } catch (err) {
       // Still being written, vanished, …: a foreground request reports it properly.
-      if (!ApiError.is(err)) console.warn(`[rlboard] prewarm of rollout ${rid} failed:`, err);
+      if (!ApiError.is(err)) console.warn(`[rlboard] prewarm of rollout ${rolloutId} failed:`, err);
     }
   }
 
   // ---- L2 tokens (point read)
 
-  private async mirrorRow(rid: number, si: number, evaluation: boolean): Promise<MirrorRow> {
-    const missing = () => notFound(`unknown sample_index ${si} in rollout ${rid}`);
-    const rel = mirrorRel(rid, evaluation);
+  private async mirrorRow(rolloutId: number, si: number, evaluation: boolean): Promise<MirrorRow> {
+    const missing = () => notFound(`unknown sample_index ${si} in rollout ${rolloutId}`);
+    const rel = mirrorRel(rolloutId, evaluation);
     const res = await this.runMirror(rel, si);
     if (res !== null) {
       if (res.row === null) throw missing();
       return res.row;
     }
     // No usable mirror in the run: rebuild from the rollout .pt (cache dir only).
-    const ptRel = rolloutRel(rid, evaluation);
+    const ptRel = rolloutRel(rolloutId, evaluation);
     const ptStamp = await stampOrNull(this.fs, ptRel);
     if (ptStamp === null) throw notFound(`no such file: ${ptRel}`);
     const kv = [MIRROR_KV, stampKey(ptStamp)] as const;
@@ -514,10 +519,10 @@ export class DumpReader {
         }
       }
     }
-    const memKey = `${rolloutStem(rid, evaluation)}\u0000${kv[1]}`;
+    const memKey = `${rolloutStem(rolloutId, evaluation)}\u0000${kv[1]}`;
     let rowsP = this.rebuiltMirrors.get(memKey);
     if (!rowsP) {
-      rowsP = this.loadSamples(rid, evaluation).then(async (samples) => {
+      rowsP = this.loadSamples(rolloutId, evaluation).then(async (samples) => {
         const rows = mirrorRowsFromSamples(samples);
         if (cached) {
           await writeMirror(cached, rows, kv).catch((err: unknown) => {
@@ -567,15 +572,15 @@ export class DumpReader {
     }
   }
 
-  private async shardSet(rid: number): Promise<ShardSet | null> {
-    const files = await listTrainShards(this.fs, rid);
+  private async shardSet(rolloutId: number): Promise<ShardSet | null> {
+    const files = await listTrainShards(this.fs, rolloutId);
     if (files.length === 0) return null;
     const stamps = await Promise.all(files.map((f) => stampOrNull(this.fs, path.posix.join("train_data", f.name))));
-    const key = `${rid}\u0000${files.map((f, i) => `${f.name}@${stamps[i] ? stampKey(stamps[i]) : "-"}`).join(",")}`;
+    const key = `${rolloutId}\u0000${files.map((f, i) => `${f.name}@${stamps[i] ? stampKey(stamps[i]) : "-"}`).join(",")}`;
     let p = this.shardSets.get(key);
     if (!p) {
       p = (async () => {
-        const shards = await this.openShards(rid);
+        const shards = await this.openShards(rolloutId);
         try {
           return { shards, locations: await guardPtReads(this.fs, () => indexLocations(shards)) };
         } catch (err) {
@@ -589,16 +594,16 @@ export class DumpReader {
     return p;
   }
 
-  tokens(rid: number, sampleIndex: number, opts: TokensOptions = {}): Promise<TokenPayload> {
-    return this.fg(() => this.tokensImpl(rid, sampleIndex, opts));
+  tokens(rolloutId: number, sampleIndex: number, opts: TokensOptions = {}): Promise<TokenPayload> {
+    return this.fg(() => this.tokensImpl(rolloutId, sampleIndex, opts));
   }
 
-  private async tokensImpl(rid: number, sampleIndex: number, opts: TokensOptions): Promise<TokenPayload> {
+  private async tokensImpl(rolloutId: number, sampleIndex: number, opts: TokensOptions): Promise<TokenPayload> {
     const evaluation = opts.evaluation ?? false;
     // The mirror row, the train shards and the tokenizer are independent: start all
     // three; errors are still reported in that order (mirror first).
-    const mirrorP = this.mirrorRow(rid, sampleIndex, evaluation);
-    const setP = evaluation ? Promise.resolve(null) : this.shardSet(rid);
+    const mirrorP = this.mirrorRow(rolloutId, sampleIndex, evaluation);
+    const setP = evaluation ? Promise.resolve(null) : this.shardSet(rolloutId);
     const decoderP = this.hasTokenizer().then((has) => (has ? this.loadTokenizer() : null));
     setP.catch(() => undefined);
     decoderP.catch(() => undefined);
@@ -608,7 +613,7 @@ export class DumpReader {
     const locs = set?.locations.get(sampleIndex);
     if (set && locs) row = await guardPtReads(this.fs, () => pointRead(set.shards, sampleIndex, locs));
     const decoder = await decoderP;
-    return buildTokenPayload(rid, sampleIndex, evaluation, mirror, row, opts, decoder ? (id) => decoder.decodeOne(id) : null);
+    return buildTokenPayload(rolloutId, sampleIndex, evaluation, mirror, row, opts, decoder ? (id) => decoder.decodeOne(id) : null);
   }
 
   private loadTokenizer(): Promise<TokenTextDecoder | null> {
@@ -623,6 +628,123 @@ export class DumpReader {
     return this.tokenizer;
   }
 
+  // ---- per-step derived data (drift, staleness, search: lib/rollout, docs/api.md 9.2)
+
+  /** The source key of a step (the summary cache's, docs/api.md 6): changes with any source file. */
+  async stepKey(rolloutId: number, evaluation = false): Promise<string> {
+    return summaryCacheKey(await this.summarySources(rolloutId, evaluation));
+  }
+
+  /**
+   * A derived per-step result, cached under the step's source key in memory and, with a
+   * cache dir, as `rollout_{stem}.{name}.json` next to the summary cache (`name` is
+   * reduced to `[A-Za-z0-9_.-]`). `compute` runs once per key (concurrent calls share it).
+   */
+  async derived<T>(rolloutId: number, evaluation: boolean, name: string, compute: () => Promise<T>): Promise<T> {
+    const stem = rolloutStem(rolloutId, evaluation);
+    const safe = name.replace(/[^A-Za-z0-9_.-]/g, "_");
+    const key = await this.stepKey(rolloutId, evaluation);
+    const memKey = `${stem}\u0000${safe}`;
+    const mem = this.derivedMem.get(memKey);
+    if (mem && mem.key === key) return mem.value as T;
+    const value = await this.derivedInflight.run(`${memKey}\u0000${key}`, async () => {
+      const file = this.cacheDir ? path.join(this.cacheDir, `rollout_${stem}.${safe}.json`) : null;
+      if (file) {
+        try {
+          const hit = JSON.parse(await readFile(file, "utf8")) as { key?: unknown; value?: unknown };
+          if (hit.key === key) return hit.value;
+        } catch {
+          // absent or unreadable: recompute
+        }
+      }
+      const v = await compute();
+      if (file) {
+        const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+        await mkdir(path.dirname(file), { recursive: true })
+          .then(() => writeFile(tmp, JSON.stringify({ key, value: v })))
+          .then(() => rename(tmp, file))
+          .catch((err: unknown) => console.warn(`[rlboard] could not write derived cache ${file}:`, err));
+      }
+      return v;
+    });
+    this.derivedMem.set(memKey, { key, value });
+    return value as T;
+  }
+
+  /**
+   * Full join of a train step reading only `fields` (the `.pt` rows are reduced as they
+   * are built, so the step's tensors are never held at once). `withTokens`: the rollout
+   * samples keep their token ids (else only their lengths, like the summary).
+   */
+  reduceTrainRows<T>(
+    rolloutId: number,
+    fields: readonly PerTokenField[],
+    reduce: (row: TrainRow, sample: SampleRecord | undefined) => T,
+    opts: { withTokens?: boolean } = {},
+  ): Promise<{ samples: SampleRecord[]; rows: Map<number, T> }> {
+    return this.fg(async () => {
+      const shardsP = this.openShards(rolloutId);
+      let samples: SampleRecord[];
+      try {
+        samples = await this.loadSamples(rolloutId, false, !opts.withTokens);
+      } catch (err) {
+        await shardsP.then((hs) => Promise.all(hs.map((h) => h.close())), () => undefined);
+        throw err;
+      }
+      const byIndex = new Map<number, SampleRecord>();
+      for (const s of samples) if (s.index !== null && !byIndex.has(s.index)) byIndex.set(s.index, s);
+      const shards = await shardsP;
+      try {
+        const rows = await guardPtReads(this.fs, () =>
+          joinTrainRows(samples, shards, (row) => reduce(row, byIndex.get(row.sampleIndex)), undefined, fields),
+        );
+        return { samples, rows };
+      } finally {
+        await Promise.all(shards.map((h) => h.close()));
+      }
+    });
+  }
+
+  /** Whether train step `rolloutId` has train shards (`train_data/{rolloutId}_*.pt`). */
+  async hasTrainShards(rolloutId: number): Promise<boolean> {
+    return (await listTrainShards(this.fs, rolloutId)).length > 0;
+  }
+
+  /** A rollout dump's samples without their per-token lists (search). */
+  sampleRecords(rolloutId: number, evaluation: boolean): Promise<SampleRecord[]> {
+    return this.fg(() => this.loadSamples(rolloutId, evaluation, true));
+  }
+
+  /** Every parsed row of a step's conversation sidecar, by sample index; null when there is none. */
+  async sidecarRows(rolloutId: number, evaluation: boolean): Promise<ReadonlyMap<number | null, Record<string, unknown>> | null> {
+    const rel = sidecarRel(rolloutId, evaluation);
+    const st = await stampOrNull(this.fs, rel);
+    if (st === null) return null;
+    const key = `${rel}\u0000${stampKey(st)}`;
+    let p = this.sidecars.get(key);
+    if (!p) {
+      p = this.fs.readFile(rel).then((buf) => parseSidecar(buf.toString("utf8")));
+      p.catch(() => this.sidecars.delete(key));
+      this.sidecars.set(key, p);
+    }
+    return (await p).rows;
+  }
+
+  /** The run's token decoder (`tokenizer/`), null without one. */
+  async tokenDecoder(): Promise<TokenTextDecoder | null> {
+    return (await this.hasTokenizer()) ? this.loadTokenizer() : null;
+  }
+
+  // ---- per-sample request traces (slime's Sample.trace; traces.ts)
+
+  sampleTraces(rolloutId: number, evaluation: boolean): Promise<StepTraces> {
+    return this.fg(() => stepTraces(this, rolloutId, evaluation));
+  }
+
+  traceDigest<T>(rolloutId: number, name: string, derive: (t: StepTraces) => T): Promise<T> {
+    return traceDigest(this, rolloutId, name, derive);
+  }
+
   // ---- trajectory sidecar (messages)
 
   /**
@@ -630,10 +752,10 @@ export class DumpReader {
    * answers `corrupt_file` naming the line (503 while the file is fresh); every other
    * sample of the file still answers (sidecar.ts).
    */
-  async messages(rid: number, sampleIndex: number, evaluation: boolean): Promise<Record<string, unknown>> {
-    const rel = sidecarRel(rid, evaluation);
+  async messages(rolloutId: number, sampleIndex: number, evaluation: boolean): Promise<Record<string, unknown>> {
+    const rel = sidecarRel(rolloutId, evaluation);
     const st = await stampOrNull(this.fs, rel);
-    if (st === null) throw notFound(`no conversation recorded for rollout ${rolloutStem(rid, evaluation)} (${rel} missing)`);
+    if (st === null) throw notFound(`no conversation recorded for rollout ${rolloutStem(rolloutId, evaluation)} (${rel} missing)`);
     const key = `${rel}\u0000${stampKey(st)}`;
     let p = this.sidecars.get(key);
     if (!p) {
@@ -649,7 +771,7 @@ export class DumpReader {
       if ((Date.now() - st.mtimeMs) / 1000 < FRESH_SECONDS) throw stillWriting(rel);
       throw corruptFile(rel, `line ${line} (sample ${sampleIndex}) is not valid JSON`);
     }
-    throw notFound(`sample ${sampleIndex} has no recorded conversation in rollout ${rid}`);
+    throw notFound(`sample ${sampleIndex} has no recorded conversation in rollout ${rolloutId}`);
   }
 }
 

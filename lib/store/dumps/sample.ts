@@ -21,12 +21,26 @@ export interface SampleLists {
   rolloutLogProbs: NumArray | null;
 }
 
+/** Metadata keys naming the serving engine, first present wins (drift by engine). */
+const ENGINE_KEYS = ["engine", "engine_addr", "engine_url", "worker_addr", "server_url"] as const;
+
+function engineOf(meta: unknown): string | null {
+  if (meta === null || meta === undefined) return null;
+  for (const k of ENGINE_KEYS) {
+    const v = pyGet(meta, k);
+    if (typeof v === "string" && v !== "") return v;
+    if (typeof v === "number" || typeof v === "bigint") return String(v);
+  }
+  return null;
+}
+
 export function parseSample(raw: unknown, where: string, lists?: SampleLists): SampleRecord {
   if (!pyHas(raw, "status")) throw notFound(`'status' missing from a sample of ${where}`);
   const status = pyGet(raw, "status");
   const spec = pyGet(raw, "spec_info");
   const prefix = pyGet(raw, "prefix_cache_info");
   const versions = pyGet(raw, "weight_versions");
+  const response = pyGet(raw, "response");
   return {
     index: pyInt(pyGet(raw, "index")),
     groupIndex: pyInt(pyGet(raw, "group_index")),
@@ -44,5 +58,7 @@ export function parseSample(raw: unknown, where: string, lists?: SampleLists): S
     specDraftTokenNum: pyNumber(pyGet(spec, "spec_draft_token_num")) ?? 0,
     cachedTokens: pyNumber(pyGet(prefix, "cached_tokens")) ?? 0,
     totalPromptTokens: pyNumber(pyGet(prefix, "total_prompt_tokens")) ?? 0,
+    engine: engineOf(pyGet(raw, "metadata")),
+    response: typeof response === "string" ? response : null,
   };
 }

@@ -47,15 +47,15 @@ const floats = (xs: readonly number[]) => xs.map((x) => pyFloat(x));
 
 export async function writeRollout(
   dir: string,
-  rid: number,
+  rolloutId: number,
   samples: readonly SampleSpec[],
-  opts: { evaluation?: boolean; rolloutId?: number } = {},
+  opts: { evaluation?: boolean; storedRolloutId?: number } = {},
 ): Promise<string> {
-  const stem = opts.evaluation ? `eval_${rid}` : String(rid);
+  const stem = opts.evaluation ? `eval_${rolloutId}` : String(rolloutId);
   const file = path.join(dir, "rollout_data", `${stem}.pt`);
   await fs.mkdir(path.dirname(file), { recursive: true });
   await writePt(file, {
-    rollout_id: opts.rolloutId ?? rid,
+    rollout_id: opts.storedRolloutId ?? rolloutId,
     metadata: {},
     samples: samples.map((s) => ({
       group_index: s.group_index === undefined ? Math.floor(s.index / 2) : s.group_index,
@@ -68,7 +68,7 @@ export async function writeRollout(
       label: null,
       reward: typeof s.reward === "number" ? pyFloat(s.reward) : s.reward === undefined ? pyFloat(1) : s.reward,
       loss_mask: s.loss_mask ?? null,
-      weight_versions: s.weight_versions ?? [String(rid)],
+      weight_versions: s.weight_versions ?? [String(rolloutId)],
       rollout_log_probs: s.rollout_log_probs === undefined ? null : s.rollout_log_probs && floats(s.rollout_log_probs),
       rollout_routed_experts: null,
       remove_sample: s.remove_sample ?? false,
@@ -119,8 +119,8 @@ export function cpSlice(values: readonly number[], g: CpGeometry, cpRank: number
   return out;
 }
 
-export async function writeTrainShard(dir: string, rid: number, spec: ShardSpec): Promise<string> {
-  const file = path.join(dir, "train_data", `${rid}_${spec.rank}.pt`);
+export async function writeTrainShard(dir: string, rolloutId: number, spec: ShardSpec): Promise<string> {
+  const file = path.join(dir, "train_data", `${rolloutId}_${spec.rank}.pt`);
   await fs.mkdir(path.dirname(file), { recursive: true });
   const cp = spec.cp === "legacy" || spec.cp === undefined ? null : spec.cp;
   const cpSize = spec.cp === "legacy" ? (spec.cpSize ?? 1) : (cp?.size ?? 1);
@@ -132,7 +132,7 @@ export async function writeTrainShard(dir: string, rid: number, spec: ShardSpec)
     truncated: spec.rows.map((r) => r.truncated ?? 0),
     loss_masks: spec.rows.map((r) => tensorOf("i32", r.loss_mask ?? new Array<number>(r.sample.response_length).fill(1))),
     sample_indices: spec.rows.map((r) => r.sample.index),
-    weight_versions: spec.rows.map((r) => r.sample.weight_versions ?? [String(rid)]),
+    weight_versions: spec.rows.map((r) => r.sample.weight_versions ?? [String(rolloutId)]),
     total_lengths: spec.rows.map((r) => spec.lengthsOverride?.total ?? tokensOf(r.sample).length),
   };
   if (spec.raw_reward !== undefined) data.raw_reward = spec.raw_reward === null ? null : floats(spec.raw_reward);
@@ -150,7 +150,7 @@ export async function writeTrainShard(dir: string, rid: number, spec: ShardSpec)
     });
   }
   for (const col of spec.drop ?? []) delete data[col];
-  const root: Record<string, unknown> = { rollout_id: rid, rank: spec.rank, rollout_data: data };
+  const root: Record<string, unknown> = { rollout_id: rolloutId, rank: spec.rank, rollout_data: data };
   if (cp) {
     root.cp_rank = cp.rank;
     root.cp_size = cp.size;

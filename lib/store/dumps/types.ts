@@ -38,6 +38,10 @@ export interface SampleRecord {
   specDraftTokenNum: number;
   cachedTokens: number;
   totalPromptTokens: number;
+  /** The engine that served the sample, when its `metadata` records one (drift by engine). */
+  engine?: string | null;
+  /** The decoded response text (`Sample.response`), when a string (search). */
+  response?: string | null;
 }
 
 /** The deduplicated, CP-reassembled train view of one sample (2.2–2.4). */

@@ -14,3 +14,6 @@ export * from "./meta";
 export * from "./lane-catalog";
 export { FAST_CHECKS } from "./fast-validate";
 export * from "./host";
+export * from "./log-signals";
+export * from "./requests";
+export * from "./sglang-metrics";

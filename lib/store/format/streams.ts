@@ -37,6 +37,12 @@ export function isPartitioned(stream: string): stream is PartitionedStreamName {
  */
 export const HOST_STREAM = "host";
 
+/** Forwarded log signals (docs/formats.md §4.13), `log_signals/{YYYYMMDD_HH}.jsonl`; own appender like `host`. */
+export const LOG_SIGNALS_STREAM = "log_signals";
+
+/** Per-request SGLang timing (docs/formats.md §4.14), `requests/{rollout_id}.jsonl`; own appender like `host`. */
+export const REQUESTS_STREAM = "requests";
+
 /** The run header (§4.1) and the lane index (§4.10), relative to the dashboard dir. */
 export const META_FILE = "meta.json";
 export const LANE_CATALOG_FILE = "lane_catalog.json";

@@ -112,8 +112,8 @@ describe("real torch dumps (miles-demo fixtures)", () => {
       const spot = GOLDEN[rel]?.spot as RolloutSpot;
       const root = (await loadPtEager(join(FIXTURES, rel))) as Dict;
       expect(Object.keys(root)).toEqual(["rollout_id", "metadata", "samples"]);
-      const rid = Number(/(\d+)\.pt$/.exec(rel)?.[1]);
-      expect(root.rollout_id).toBe(rid);
+      const rolloutId = Number(/(\d+)\.pt$/.exec(rel)?.[1]);
+      expect(root.rollout_id).toBe(rolloutId);
       expect(root.rollout_id).toBe(spot.rollout_id);
       expect(root.metadata).toEqual({});
       const samples = root.samples as Dict[];

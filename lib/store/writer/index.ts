@@ -18,4 +18,5 @@ export { readMeta, writeMeta } from "./meta-file";
 export { RunWriter, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_BUFFERED_PER_STREAM, DEFAULT_MAX_RECORD_BYTES, consoleWriterLog } from "./run-writer";
 export type { AddResult, FlushReport, RunWriterOptions, StreamStats, WriterLog } from "./run-writer";
 export { nodeWriterFs } from "./writer-fs";
+export { RequestsAppender } from "./requests";
 export type { WriterFileHandle, WriterFs } from "./writer-fs";

@@ -177,7 +177,7 @@ export class RunWriter {
   }
 
   /** The run directory (`--dump-details`) of this dashboard dir. */
-  get dumpDir(): string {
+  get runDir(): string {
     return dirname(this.dashDir);
   }
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GetTimelineLanesResponse } from "@/lib/contracts/lanes";
+import { GetTimelineLanesResponse } from "@/lib/contracts/timeline-lanes";
 import { RunBuilder } from "@/lib/store/telemetry/testing";
 import { callJson, setupTestServer, type TestServer } from "@/lib/testing/api";
 import { GET } from "./route";

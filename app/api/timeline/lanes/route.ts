@@ -1,5 +1,5 @@
 import { withApi } from "@/lib/api/with-api";
-import { GetTimelineLanesQuery } from "@/lib/contracts/lanes";
+import { GetTimelineLanesQuery } from "@/lib/contracts/timeline-lanes";
 import { getTimelineLanes } from "@/lib/timeline/lanes";
 
 export const runtime = "nodejs";

@@ -1,0 +1,139 @@
+/**
+ * Warm-up at server start (instrumentation.ts; issue #20: the first request after a start
+ * must not pay for module loading or opening what a warm-up at start could do). Nothing
+ * here reads or writes per-user state, and every step is bounded in count and time.
+ *
+ *  1. `warmRouteModules` — instantiates the modules of the API routes that opening a run
+ *     uses (each route's handler and what it imports: contracts, with-api, stores, readers;
+ *     COLD_ROUTES are left out) the way Next does on a route's first request, through the
+ *     route entry's own module (`.next/server/app/…/route.js`, the same Node module
+ *     instance Next serves from). Pure module loading: no file of any run is read.
+ *  2. `warmRuns` — opens what every first request needs and the server keeps anyway: the
+ *     SQLite database, the run registry (one scan of the runs roots), and for the most
+ *     recently active runs their RunContext (telemetry store, dump reader; globalThis,
+ *     lib/server/runs/context.ts) with the run header answered once (`/api/meta`'s
+ *     computation and topology), which fills the stores' own caches of partition lists,
+ *     time range and catalogs.
+ *
+ * Opt out with RLBOARD_WARMUP=0.
+ */
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+/**
+ * Runs whose context is opened at start (newest activity first). One: each open store stays
+ * resident, and with 4 the served bench's RSS rose to 353 MB (≤ 330) for a first
+ * `/api/meta` no faster (55.6 ms vs 50.0 with 1; 74.4 without the warm-up).
+ */
+export const WARMUP_RUNS = 1;
+/** No new step of a warm-up phase starts after this long. */
+export const WARMUP_BUDGET_MS = 3_000;
+/** `warmUp()` resolves after this long at the latest; what is left goes on in the background. */
+export const WARMUP_AWAIT_MS = 1_500;
+
+export function warmUpEnabled(): boolean {
+  return process.env.RLBOARD_WARMUP !== "0";
+}
+
+const g = globalThis as unknown as { __rlboardWarmup?: Promise<void> };
+
+/**
+ * Both phases, once per process: resolves when they are done or after WARMUP_AWAIT_MS,
+ * whichever comes first (never rejects).
+ */
+export function warmUp(): Promise<void> {
+  g.__rlboardWarmup ??= (async () => {
+    const deadline = performance.now() + WARMUP_BUDGET_MS;
+    await warmRouteModules(deadline);
+    await warmRuns(deadline);
+  })().catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, WARMUP_AWAIT_MS)));
+  return Promise.race([g.__rlboardWarmup, cap]).finally(() => clearTimeout(timer));
+}
+
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+interface RouteEntry {
+  routeModule?: { ensureUserland?: () => Promise<void> };
+}
+
+/** The build's output folder: next.config.ts's distDir (RLBOARD_DIST_DIR or `.next`) under the app root. */
+function distDir(): string {
+  return path.resolve(/* turbopackIgnore: true */ process.cwd(), process.env.RLBOARD_DIST_DIR ?? ".next");
+}
+
+/**
+ * Load every API route's module graph (Next 16's route entries load their handler module
+ * lazily, on the first request: `routeModule.ensureUserland`). Routes are taken from the
+ * build's app-paths manifest; a build without one, or an entry of another shape, is
+ * skipped — the route then loads on its first request, as without a warm-up.
+ * Returns how many routes were loaded.
+ */
+export async function warmRouteModules(deadline = performance.now() + WARMUP_BUDGET_MS): Promise<number> {
+  const server = path.join(/* turbopackIgnore: true */ distDir(), "server");
+  let manifest: Record<string, string>;
+  try {
+    manifest = JSON.parse(fs.readFileSync(path.join(/* turbopackIgnore: true */ server, "app-paths-manifest.json"), "utf8")) as Record<string, string>;
+  } catch {
+    return 0;
+  }
+  const req = createRequire(path.join(/* turbopackIgnore: true */ server, "warmup.js"));
+  // The first screen's routes first: a request arriving meanwhile finds them loaded.
+  const first = ["/api/meta/route", "/api/runs/route", "/api/timeline/topology/route"];
+  const routes = Object.entries(manifest)
+    .filter(([page, file]) => page.startsWith("/api/") && page.endsWith("/route") && !COLD_ROUTES.test(page) && /^app\/[^\0]+\.js$/.test(file))
+    .sort(([a], [b]) => rank(a, first) - rank(b, first) || a.localeCompare(b));
+  let n = 0;
+  for (const [, file] of routes) {
+    if (performance.now() > deadline) break;
+    try {
+      const entry = req(path.join(/* turbopackIgnore: true */ server, file)) as RouteEntry;
+      const ensure = entry.routeModule?.ensureUserland;
+      if (typeof ensure === "function") {
+        await ensure.call(entry.routeModule);
+        n++;
+      }
+    } catch {
+      /* this route loads on its first request instead */
+    }
+    await yieldToIo();
+  }
+  return n;
+}
+
+/**
+ * Routes left to load on their first request: rarely asked, or not part of opening a run
+ * (each loaded module graph stays resident; the RSS target of #20 is 330 MB).
+ */
+const COLD_ROUTES = /^\/api\/(?:auth|export|compare|health|\[\.\.\.unknown\]|rollout\/search|rollout\/\[rolloutId\]\/(?:drift|traces|sample\/\[sampleIndex\]\/trace))\//;
+
+function rank(page: string, first: readonly string[]): number {
+  const i = first.indexOf(page);
+  return i < 0 ? first.length : i;
+}
+
+/** Open the database, the registry and the newest runs' contexts; answer their header once. Returns the runs opened. */
+export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS): Promise<number> {
+  const [{ getDb }, { getRegistry, getRunOrThrow }, { getMeta, getTopology }] = await Promise.all([
+    import("@/lib/server/db"),
+    import("@/lib/server/runs/context"),
+    import("@/lib/timeline/api"),
+  ]);
+  getDb();
+  const runs = getRegistry().list().slice(0, WARMUP_RUNS);
+  let n = 0;
+  for (const run of runs) {
+    if (performance.now() > deadline) break;
+    try {
+      const ctx = await getRunOrThrow(run.id);
+      await Promise.all([getMeta(ctx), getTopology(ctx.store)]);
+      n++;
+    } catch {
+      /* a run that cannot be read answers its error to the request that asks for it */
+    }
+    await yieldToIo();
+  }
+  return n;
+}
