@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { E2E } from "./env";
+import { removeRuns } from "./runs";
 
 const CRASHED = "health-crashed";
 const DUMP_ONLY = "health-dump-only";
@@ -35,9 +36,7 @@ test.beforeAll(() => {
   fs.cpSync(path.join(src, "rollout_data"), path.join(dumpOnly, "rollout_data"), { recursive: true });
 });
 
-test.afterAll(() => {
-  for (const r of [CRASHED, DUMP_ONLY]) fs.rmSync(path.join(E2E.runsRoot, r), { recursive: true, force: true });
-});
+test.afterAll(() => removeRuns(CRASHED, DUMP_ONLY));
 
 test("GET /api/run_status: every signal present, counts and samples from the log", async ({ request }) => {
   const res = await request.get(`/api/run_status?run=${CRASHED}`, { headers: { Authorization: `Bearer ${E2E.token}` } });

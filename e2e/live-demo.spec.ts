@@ -13,6 +13,7 @@ import path from "node:path";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { startDemoLiveWriter, type LiveWriterHandle } from "@/lib/demo/live";
 import { E2E } from "./env";
+import { removeRuns } from "./runs";
 
 const LIVE = "qwen-live-e2e";
 const FLEET = "llama-70b-gspo-64gpu";
@@ -33,7 +34,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await live?.stop();
-  fs.rmSync(path.join(E2E.runsRoot, LIVE), { recursive: true, force: true });
+  await removeRuns(LIVE);
 });
 
 async function enginePoints(request: APIRequestContext, run: string): Promise<{ n: number; last: number }> {

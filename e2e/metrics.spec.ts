@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { E2E } from "./env";
+import { removeRuns } from "./runs";
 
 // The fixture copy `miles-demo`: rollout steps 0–2 (rollout/* and perf/* keys) plus sglang
 // engine series from 3 engines.
@@ -171,7 +172,7 @@ test.describe("Metrics density", () => {
     const p = await plotBox(chart);
     await drag(page, [p.left + p.width * 0.5, p.top + 40], [p.left + p.width * 0.53, p.top + 42]);
     await expect(chart).toHaveAttribute("data-reduced", "false");
-    fs.rmSync(path.join(E2E.runsRoot, name), { recursive: true, force: true });
+    await removeRuns(name);
   });
 });
 
@@ -193,6 +194,6 @@ test.describe("Metrics follow mode", () => {
     // a key that did not exist at page load shows up as a new chart
     await expect(card(page, "rollout/brand_new_metric")).toBeVisible({ timeout: 30_000 });
     await shot(page, "metrics-follow");
-    fs.rmSync(dir, { recursive: true, force: true });
+    await removeRuns(name);
   });
 });

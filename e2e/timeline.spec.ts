@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { E2E } from "./env";
+import { removeRuns } from "./runs";
 
 // The fixture copy `miles-demo`: 4 GPU lanes on one node, 3 steps over ~330 s, MFU data,
 // 3 sglang engines.
@@ -198,7 +199,7 @@ test.describe("Compute Utilization view", () => {
     await page.goto(`/runs/${name}/timeline`);
     await expect(page.getByTestId("timeline-absent")).toContainText("No compute telemetry");
     await shot(page, "timeline-absent");
-    fs.rmSync(path.join(E2E.runsRoot, name), { recursive: true, force: true });
+    await removeRuns(name);
   });
 });
 
@@ -222,7 +223,7 @@ test.describe("Compute Utilization follow mode", () => {
     // what was being typed is still there after the refreshes
     await expect(laneInput(page)).toHaveValue("g:0-");
     await shot(page, "timeline-follow");
-    fs.rmSync(dir, { recursive: true, force: true });
+    await removeRuns(name);
   });
 });
 
@@ -317,7 +318,7 @@ test.describe("Compute Utilization at scale", () => {
     await page.goBack();
     await expect(lanes(page)).toHaveAttribute("data-lanes-shown", "8");
     await shot(page, "timeline-fleet");
-    fs.rmSync(dir, { recursive: true, force: true });
+    await removeRuns(name);
   });
 
   test("32 lanes × 1 h: time to draw and the slowest frame of a 2 s drag-pan", async ({ page }) => {
@@ -390,6 +391,6 @@ test.describe("Compute Utilization at scale", () => {
     console.log(`[perf] 32 lanes × 1 h: drawn in ${drawMs} ms; pan: ${frames.length} frames, p95 ${p95.toFixed(1)} ms, worst ${worst.toFixed(1)} ms, ${i} moves`);
     await shot(page, "timeline-32-lanes");
     expect(drawMs).toBeLessThan(15_000);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await removeRuns(name);
   });
 });
