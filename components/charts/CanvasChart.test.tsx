@@ -1,40 +1,32 @@
 import { act } from "react";
-import { createRoot, type Root } from "react-dom/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { domRootEachTest } from "@/lib/testing/dom-root";
 import { chartModel, type ChartModel } from "@/lib/charts/core/model";
 import { NO_ZOOM, type Zoom } from "@/lib/charts/core/range";
 import { CanvasChart, type PointHit } from "./CanvasChart";
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 // jsdom lays nothing out: the chart keeps its initial 480 px width and every rect sits at
 // (0, 0), so client coordinates are chart coordinates. Plot box: left 56, top 10, 410 × 186.
 const PLOT = { left: 56, top: 10, width: 410, height: 186 };
 
-let host: HTMLDivElement;
-let root: Root;
+const dom = domRootEachTest();
 beforeEach(() => {
-  host = document.createElement("div");
-  document.body.appendChild(host);
-  root = createRoot(host);
   HTMLElement.prototype.setPointerCapture = () => {};
   // no 2D backend in jsdom: the chart skips drawing but still stamps what it shows
   HTMLCanvasElement.prototype.getContext = (() => null) as typeof HTMLCanvasElement.prototype.getContext;
 });
 afterEach(() => {
-  act(() => root.unmount());
-  host.remove();
   vi.useRealTimers();
 });
 
 const line = (ys: number[]): ChartModel => chartModel("line", [{ id: "k", label: "k", color: "#000", x: Float64Array.from(ys, (_, i) => i), y: Float64Array.from(ys) }], { xKind: "step" });
 
 function render(model: ChartModel, props: { zoom?: Zoom; onZoom?: (z: Zoom) => void; onPointClick?: (h: PointHit) => void; resetButton?: boolean } = {}) {
-  act(() => root.render(<CanvasChart model={model} zoom={props.zoom ?? NO_ZOOM} onZoom={props.onZoom ?? (() => {})} onPointClick={props.onPointClick} resetButton={props.resetButton} label="test" />));
+  act(() => dom.root.render(<CanvasChart model={model} zoom={props.zoom ?? NO_ZOOM} onZoom={props.onZoom ?? (() => {})} onPointClick={props.onPointClick} resetButton={props.resetButton} label="test" />));
   return {
-    chart: host.querySelector<HTMLElement>('[data-testid="chart"]')!,
-    plot: host.querySelector<HTMLElement>('[data-testid="chart-plot"]')!,
-    canvas: host.querySelector("canvas")!,
+    chart: dom.host.querySelector<HTMLElement>('[data-testid="chart"]')!,
+    plot: dom.host.querySelector<HTMLElement>('[data-testid="chart-plot"]')!,
+    canvas: dom.host.querySelector("canvas")!,
   };
 }
 
@@ -58,7 +50,7 @@ describe("CanvasChart", () => {
   it("says so when there is nothing to draw", () => {
     const { canvas } = render(line([]));
     expect(canvas.dataset.painted).toBe("empty");
-    expect(host.textContent).toContain("no data");
+    expect(dom.host.textContent).toContain("no data");
   });
 
   it("zooms x on a horizontal sweep (10 px rule) and resets on double-click", () => {
@@ -66,7 +58,7 @@ describe("CanvasChart", () => {
     const { plot } = render(line([1, 2, 3]), { onZoom });
     pointer(plot, "pointerdown", PLOT.left + 100, 100);
     pointer(plot, "pointermove", PLOT.left + 300, 104);
-    expect(host.querySelector(".chart-drag")).not.toBeNull();
+    expect(dom.host.querySelector(".chart-drag")).not.toBeNull();
     pointer(plot, "pointerup", PLOT.left + 300, 104);
     const z = onZoom.mock.calls[0]![0] as Zoom;
     expect(z.y).toBeNull();
@@ -100,7 +92,7 @@ describe("CanvasChart", () => {
   it("offers a reset button while zoomed when asked to", () => {
     const onZoom = vi.fn();
     render(line([1, 2, 3]), { zoom: { x: [0, 1], y: null }, onZoom, resetButton: true });
-    const btn = [...host.querySelectorAll("button")].find((b) => b.textContent === "reset zoom")!;
+    const btn = [...dom.host.querySelectorAll("button")].find((b) => b.textContent === "reset zoom")!;
     act(() => btn.click());
     expect(onZoom).toHaveBeenCalledWith(NO_ZOOM);
   });
@@ -108,12 +100,12 @@ describe("CanvasChart", () => {
 
 describe("CanvasChart controls (docs/charts.md §6)", () => {
   const show = (model: ChartModel, extra: Partial<Parameters<typeof CanvasChart>[0]>) => {
-    act(() => root.render(<CanvasChart model={model} zoom={NO_ZOOM} onZoom={() => {}} label="test" {...extra} />));
-    return host.querySelector<HTMLElement>('[data-testid="chart"]')!;
+    act(() => dom.root.render(<CanvasChart model={model} zoom={NO_ZOOM} onZoom={() => {}} label="test" {...extra} />));
+    return dom.host.querySelector<HTMLElement>('[data-testid="chart"]')!;
   };
   it("says a constant series is constant and puts its one gridline at the value, centred", () => {
     const chart = show(line([1e-6, 1e-6, 1e-6]), {});
-    expect(host.querySelector('[data-testid="chart-constant"]')!.textContent).toBe("constant 1e-6 over the run");
+    expect(dom.host.querySelector('[data-testid="chart-constant"]')!.textContent).toBe("constant 1e-6 over the run");
     expect(chart.dataset.constant).toBe("0.000001");
     expect(chart.dataset.yTicks).toBe("1.0e-6");
     expect(Number(chart.dataset.y0)).toBeGreaterThan(0);
@@ -124,25 +116,25 @@ describe("CanvasChart controls (docs/charts.md §6)", () => {
     expect(chart.dataset.yScale).toBe("log");
     expect(chart.dataset.yTicks).toBe("1|10|100|1000");
     expect(chart.dataset.points).toBe("4");
-    expect(host.querySelector('[data-testid="chart-log-hidden"]')!.textContent).toBe("1 value ≤ 0 hidden (log scale)");
+    expect(dom.host.querySelector('[data-testid="chart-log-hidden"]')!.textContent).toBe("1 value ≤ 0 hidden (log scale)");
   });
   it("a series constant only once its zeros are hidden by the log axis is not called constant", () => {
     show(line([0, 0.02, 0, 0.02, 0]), { logY: true });
-    expect(host.querySelector('[data-testid="chart-constant"]')).toBeNull();
+    expect(dom.host.querySelector('[data-testid="chart-constant"]')).toBeNull();
     const chart = show(line([0.5, 0.5]), { logY: true });
-    expect(host.querySelector('[data-testid="chart-constant"]')!.textContent).toBe("constant 0.5 over the run");
+    expect(dom.host.querySelector('[data-testid="chart-constant"]')!.textContent).toBe("constant 0.5 over the run");
     expect(chart.dataset.yTicks).toBe("0.5");
   });
   it("stamps the smoothing and the layers it painted (raw stays)", () => {
     const chart = show(line([1, 3, 2, 4]), { smoothing: { kind: "ema", weight: 0.6 } });
     expect(chart.dataset.smoothing).toBe("ema:0.6");
-    expect(host.querySelector("canvas")!.dataset.layers).toBe("raw,smooth");
+    expect(dom.host.querySelector("canvas")!.dataset.layers).toBe("raw,smooth");
     show(line([1, 3, 2, 4]), {});
-    expect(host.querySelector("canvas")!.dataset.layers).toBe("raw");
+    expect(dom.host.querySelector("canvas")!.dataset.layers).toBe("raw");
   });
   it("an offscreen (deferred) chart is a placeholder stamped deferred", () => {
     show(line([1, 2]), { deferred: true });
-    expect(host.querySelector("canvas")!.dataset.painted).toBe("deferred");
-    expect(host.querySelector('[data-testid="chart-plot"]')).toBeNull();
+    expect(dom.host.querySelector("canvas")!.dataset.painted).toBe("deferred");
+    expect(dom.host.querySelector('[data-testid="chart-plot"]')).toBeNull();
   });
 });

@@ -1,21 +1,11 @@
 import { act } from "react";
-import { createRoot, type Root } from "react-dom/client";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { domRootEachTest } from "@/lib/testing/dom-root";
 import { FindInConversation, findRanges } from "./FindInConversation";
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let host: HTMLDivElement;
-let root: Root;
+const dom = domRootEachTest();
 beforeEach(() => {
-  host = document.createElement("div");
-  document.body.appendChild(host);
-  root = createRoot(host);
   Element.prototype.scrollIntoView = vi.fn();
-});
-afterEach(() => {
-  act(() => root.unmount());
-  host.remove();
 });
 
 const frame = async () => {
@@ -41,7 +31,7 @@ describe("FindInConversation", () => {
   it("counts matches in the conversation, expands the cards and steps with Enter", async () => {
     const expand = vi.fn();
     act(() =>
-      root.render(
+      dom.root.render(
         <section>
           <FindInConversation onExpandAll={expand} />
           <div className="sv-cards">
@@ -51,11 +41,11 @@ describe("FindInConversation", () => {
         </section>,
       ),
     );
-    const input = host.querySelector("input")!;
+    const input = dom.host.querySelector("input")!;
     type(input, "alpha");
     await frame();
     expect(expand).toHaveBeenCalledTimes(1);
-    const count = host.querySelector('[data-testid="find-count"]')!;
+    const count = dom.host.querySelector('[data-testid="find-count"]')!;
     expect(count.textContent).toBe("1 / 2");
     act(() => {
       input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));

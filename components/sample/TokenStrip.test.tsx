@@ -1,11 +1,9 @@
 import { act } from "react";
-import { createRoot, type Root } from "react-dom/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { domRootEachTest } from "@/lib/testing/dom-root";
 import { prepareTokens, statScale } from "@/lib/rollout-view/tokens";
 import type { TokensResponse } from "@/lib/rollout-view/types";
 import { TokenStrip } from "./TokenStrip";
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 function payload(total: number, prompt: number): TokensResponse {
   const resp = total - prompt;
@@ -34,40 +32,26 @@ function payload(total: number, prompt: number): TokensResponse {
   };
 }
 
-let host: HTMLDivElement;
-let root: Root;
-beforeEach(() => {
-  Object.defineProperty(HTMLElement.prototype, "clientHeight", { configurable: true, get: () => 440 });
-  Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 900 });
-  host = document.createElement("div");
-  document.body.appendChild(host);
-  root = createRoot(host);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  host.remove();
-  delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
-  delete (HTMLElement.prototype as { clientWidth?: number }).clientWidth;
-});
+const dom = domRootEachTest({ clientSize: { width: 900, height: 440 } });
 
 describe("TokenStrip", () => {
   it("renders an 8k-token sample as a window of lines, not one node per token", () => {
     const m = prepareTokens(payload(8192, 200));
     const scale = statScale("imp_ratio", m.stats.imp_ratio!);
-    act(() => root.render(<TokenStrip model={m} scale={scale} highlight={null} />));
-    const toks = host.querySelectorAll(".ts-tok");
+    act(() => dom.root.render(<TokenStrip model={m} scale={scale} highlight={null} />));
+    const toks = dom.host.querySelectorAll(".ts-tok");
     expect(toks.length).toBeGreaterThan(50);
     expect(toks.length).toBeLessThan(1500);
-    expect(host.querySelector(".ts-prompt")).not.toBeNull();
+    expect(dom.host.querySelector(".ts-prompt")).not.toBeNull();
   });
 
   it("colours response tokens, dims loss-masked ones and marks the highlighted range", () => {
     const m = prepareTokens(payload(300, 10));
     const scale = statScale("lp_diff", m.stats.lp_diff!);
-    act(() => root.render(<TokenStrip model={m} scale={scale} highlight={[20, 30]} />));
-    const coloured = [...host.querySelectorAll<HTMLElement>(".ts-tok")].filter((el) => el.style.background !== "");
+    act(() => dom.root.render(<TokenStrip model={m} scale={scale} highlight={[20, 30]} />));
+    const coloured = [...dom.host.querySelectorAll<HTMLElement>(".ts-tok")].filter((el) => el.style.background !== "");
     expect(coloured.length).toBeGreaterThan(100);
-    expect(host.querySelectorAll(".ts-masked").length).toBeGreaterThan(10);
-    expect(host.querySelectorAll(".ts-hl")).toHaveLength(10);
+    expect(dom.host.querySelectorAll(".ts-masked").length).toBeGreaterThan(10);
+    expect(dom.host.querySelectorAll(".ts-hl")).toHaveLength(10);
   });
 });

@@ -1,12 +1,10 @@
 import { act } from "react";
-import { createRoot, type Root } from "react-dom/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { domRootEachTest } from "@/lib/testing/dom-root";
 import type { ColumnFiltersState, SortingState } from "@tanstack/react-table";
 import { useState } from "react";
 import { dataColumns, type CellValue } from "@/components/rollout/rollout-columns";
 import { DataTable, type AsyncState } from "./DataTable";
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 type Row = { sample_index: number; raw_reward: number | null; status: string };
 const rows: Row[] = Array.from({ length: 5000 }, (_, i) => ({ sample_index: i, raw_reward: i % 7 === 0 ? null : (i % 5) / 4, status: i % 3 ? "completed" : "truncated" }));
@@ -33,50 +31,35 @@ function Harness({ state, onSort }: { state: AsyncState<Row[]>; onSort?: (s: Sor
   );
 }
 
-let host: HTMLDivElement;
-let root: Root;
-beforeEach(() => {
-  // jsdom has no layout: give elements a client size so the virtualiser has a window.
-  Object.defineProperty(HTMLElement.prototype, "clientHeight", { configurable: true, get: () => 480 });
-  Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 1000 });
-  host = document.createElement("div");
-  document.body.appendChild(host);
-  root = createRoot(host);
-});
-afterEach(() => {
-  delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
-  delete (HTMLElement.prototype as { clientWidth?: number }).clientWidth;
-  act(() => root.unmount());
-  host.remove();
-});
+const dom = domRootEachTest({ clientSize: { width: 1000, height: 480 } });
 
-const bodyRows = () => [...host.querySelectorAll("tbody tr:not(.dt-pad)")];
+const bodyRows = () => [...dom.host.querySelectorAll("tbody tr:not(.dt-pad)")];
 const firstCells = () => bodyRows().map((tr) => tr.querySelector("td")?.textContent);
 
 describe("DataTable", () => {
   it("renders only a window of a large table and counts every row", () => {
-    act(() => root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} />));
+    act(() => dom.root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} />));
     expect(bodyRows().length).toBeGreaterThan(5);
     expect(bodyRows().length).toBeLessThan(80);
-    expect(host.querySelector("[data-testid=dt-count]")?.textContent).toBe("5000 rows");
+    expect(dom.host.querySelector("[data-testid=dt-count]")?.textContent).toBe("5000 rows");
     expect(firstCells()[0]).toBe("0");
   });
 
   it("sorts a new column descending first and keeps nulls last", () => {
     const seen: SortingState[] = [];
-    act(() => root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} onSort={(s) => seen.push(s)} />));
-    const btn = [...host.querySelectorAll("th button")].find((b) => b.textContent?.startsWith("raw_reward"))!;
+    act(() => dom.root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} onSort={(s) => seen.push(s)} />));
+    const btn = [...dom.host.querySelectorAll("th button")].find((b) => b.textContent?.startsWith("raw_reward"))!;
     act(() => (btn as HTMLButtonElement).click());
     expect(seen.at(-1)).toEqual([{ id: "raw_reward", desc: true }]);
     expect(bodyRows()[0]!.querySelectorAll("td")[1]!.textContent).toBe("1");
     act(() => (btn as HTMLButtonElement).click());
     expect(bodyRows()[0]!.querySelectorAll("td")[1]!.textContent).toBe("0");
-    expect(host.querySelector("th[aria-sort=ascending]")?.textContent).toContain("raw_reward");
+    expect(dom.host.querySelector("th[aria-sort=ascending]")?.textContent).toContain("raw_reward");
   });
 
   it("filters with the column grammar and reports the match count", () => {
-    act(() => root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} />));
-    const input = host.querySelector<HTMLInputElement>("input[aria-label='Filter status']")!;
+    act(() => dom.root.render(<Harness state={{ isLoading: false, isError: false, data: rows }} />));
+    const input = dom.host.querySelector<HTMLInputElement>("input[aria-label='Filter status']")!;
     act(() => {
       // React tracks input values: set through the prototype setter so the change event counts.
       // eslint-disable-next-line @typescript-eslint/unbound-method
@@ -84,14 +67,14 @@ describe("DataTable", () => {
       setter.call(input, "trunc");
       input.dispatchEvent(new Event("input", { bubbles: true }));
     });
-    expect(host.querySelector("[data-testid=dt-count]")?.textContent).toBe(`${rows.filter((r) => r.status === "truncated").length} of 5000 rows`);
+    expect(dom.host.querySelector("[data-testid=dt-count]")?.textContent).toBe(`${rows.filter((r) => r.status === "truncated").length} of 5000 rows`);
   });
 
   it("shows loading and the server's error message", () => {
-    act(() => root.render(<Harness state={{ isLoading: true, isError: false, data: undefined }} />));
-    expect(host.textContent).toContain("loading…");
-    act(() => root.render(<Harness state={{ isLoading: false, isError: true, data: undefined, error: new Error("this run's trajectories are restricted") }} />));
-    expect(host.querySelector("[role=alert]")?.textContent).toContain("restricted");
+    act(() => dom.root.render(<Harness state={{ isLoading: true, isError: false, data: undefined }} />));
+    expect(dom.host.textContent).toContain("loading…");
+    act(() => dom.root.render(<Harness state={{ isLoading: false, isError: true, data: undefined, error: new Error("this run's trajectories are restricted") }} />));
+    expect(dom.host.querySelector("[role=alert]")?.textContent).toContain("restricted");
   });
   it("downloads the filtered, sorted rows and visible columns as CSV", async () => {
     const saved: Blob[] = [];
@@ -111,15 +94,15 @@ describe("DataTable", () => {
         { sample_index: 1, raw_reward: null, status: 'trunc, "cut"' },
         { sample_index: 2, raw_reward: 1, status: "completed" },
       ];
-      act(() => root.render(<Harness state={{ isLoading: false, isError: false, data }} />));
-      const input = host.querySelector<HTMLInputElement>("input[aria-label='Filter sample_index']")!;
+      act(() => dom.root.render(<Harness state={{ isLoading: false, isError: false, data }} />));
+      const input = dom.host.querySelector<HTMLInputElement>("input[aria-label='Filter sample_index']")!;
       act(() => {
         // eslint-disable-next-line @typescript-eslint/unbound-method
         const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
         setter.call(input, ">0");
         input.dispatchEvent(new Event("input", { bubbles: true }));
       });
-      act(() => host.querySelector<HTMLButtonElement>("button[aria-label='Download Samples as CSV']")!.click());
+      act(() => dom.host.querySelector<HTMLButtonElement>("button[aria-label='Download Samples as CSV']")!.click());
       expect(name).toBe("Samples.csv");
       const text = await new Promise<string>((resolve) => {
         const fr = new FileReader(); // jsdom's Blob has no text()
