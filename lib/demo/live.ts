@@ -26,10 +26,10 @@ import { RunWriter } from "@/lib/store/writer/run-writer";
 import { pyFloat } from "@/lib/store/format";
 import { engineSeries } from "@/lib/timeline/engine";
 import { phaseSource } from "@/lib/timeline/phases";
-import { SimEmitter, gpuUuid, type SimPhase } from "./cluster";
+import { SimEmitter, type SimPhase } from "./cluster";
 import { agenticSample, sampleEvent, writeRolloutDump, writeTrainDumps, type DemoSample } from "./dumps";
 import { Rng, round } from "./prng";
-import { QWEN_ENGINES, QWEN_METRICS, QWEN_NODE, QWEN_TRAIN_RANKS, TRAIN_ACTIVITY, qwenArgs, qwenCluster, trainLane } from "./qwen";
+import { QWEN_ENGINES, QWEN_METRICS, QWEN_NODE, QWEN_TRAIN_RANKS, TRAIN_ACTIVITY, qwenArgs, qwenCluster, qwenTopologyEngines, trainLane } from "./qwen";
 import { corpusWords, makeConversation } from "./text";
 import { DemoTokenizer } from "./tokenizer";
 
@@ -113,15 +113,7 @@ export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOption
   const em = new SimEmitter(writer, spec, { gpuStart: Math.ceil(t0), origin: t0, rng: rng.fork("emit") });
   // Arm the engine scraper: without a topology snapshot the emitter scrapes nothing.
   em.addTopology({
-    ...(resume.topology ?? {
-      engines: QWEN_ENGINES.map((e, i) => ({
-        addr: e.addr,
-        worker_type: "regular",
-        engine_rank: i,
-        gpus: e.gpus.map((g): [string, number] => [QWEN_NODE, g]),
-        gpu_uuids: e.gpus.map((g) => gpuUuid(rng.fork(`uuid${g}`))),
-      })),
-    }),
+    ...(resume.topology ?? { engines: qwenTopologyEngines(rng) }),
     ts: round(t0 + 0.2, 3),
   });
   QWEN_ENGINES.forEach((e, ei) => {

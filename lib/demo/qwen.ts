@@ -16,7 +16,7 @@
 import path from "node:path";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 import { pyFloat, type PyValue } from "@/lib/store/format";
-import type { MetricsRecord, TrajectoryEvent } from "@/lib/store/format";
+import type { MetricsRecord, TopologySnapshot, TrajectoryEvent } from "@/lib/store/format";
 import { SimEmitter, gpuUuid, type ClusterSpec, type LaneRef, type SimPhase, DEMO_ENGINE_METRICS } from "./cluster";
 import { agenticSample, sampleEvent, writeRolloutDump, writeTrainDumps, type DemoSample } from "./dumps";
 import { Rng, round } from "./prng";
@@ -68,6 +68,17 @@ export function qwenArgs(): Record<string, PyValue> {
     sglang_router_policy: null,
     router_assignment_mode: null,
   };
+}
+
+/** The demo's engines as a topology snapshot lists them (docs/formats.md, topology records). */
+export function qwenTopologyEngines(rng: Rng): TopologySnapshot["engines"] {
+  return QWEN_ENGINES.map((e, i) => ({
+    addr: e.addr,
+    worker_type: "regular",
+    engine_rank: i,
+    gpus: e.gpus.map((g): [string, number] => [QWEN_NODE, g]),
+    gpu_uuids: e.gpus.map((g) => gpuUuid(rng.fork(`uuid${g}`))),
+  }));
 }
 
 export function qwenCluster(): ClusterSpec {
@@ -358,13 +369,7 @@ export async function writeQwenTelemetry(runDir: string, plan: QwenPlan, nowS: n
   const first = plan.steps[0]!;
   em.addTopology({
     ts: at(first.r0 - 0.4),
-    engines: QWEN_ENGINES.map((e, i) => ({
-      addr: e.addr,
-      worker_type: "regular",
-      engine_rank: i,
-      gpus: e.gpus.map((g): [string, number] => [QWEN_NODE, g]),
-      gpu_uuids: e.gpus.map((g) => gpuUuid(rng.fork(`uuid${g}`))),
-    })),
+    engines: qwenTopologyEngines(rng),
   });
   const rm = (name: string, t0: number, t1: number | null): SimPhase => ({
     name,
