@@ -715,11 +715,8 @@ export class DumpReader {
     return this.fg(() => this.loadSamples(rolloutId, evaluation, true));
   }
 
-  /** Every parsed row of a step's conversation sidecar, by sample index; null when there is none. */
-  async sidecarRows(rolloutId: number, evaluation: boolean): Promise<ReadonlyMap<number | null, Record<string, unknown>> | null> {
-    const rel = sidecarRel(rolloutId, evaluation);
-    const st = await stampOrNull(this.fs, rel);
-    if (st === null) return null;
+  /** A step's conversation sidecar, parsed once per version (path + stamp). */
+  private sidecarIndex(rel: string, st: FileStamp): Promise<SidecarIndex> {
     const key = `${rel}\u0000${stampKey(st)}`;
     let p = this.sidecars.get(key);
     if (!p) {
@@ -727,7 +724,15 @@ export class DumpReader {
       p.catch(() => this.sidecars.delete(key));
       this.sidecars.set(key, p);
     }
-    return (await p).rows;
+    return p;
+  }
+
+  /** Every parsed row of a step's conversation sidecar, by sample index; null when there is none. */
+  async sidecarRows(rolloutId: number, evaluation: boolean): Promise<ReadonlyMap<number | null, Record<string, unknown>> | null> {
+    const rel = sidecarRel(rolloutId, evaluation);
+    const st = await stampOrNull(this.fs, rel);
+    if (st === null) return null;
+    return (await this.sidecarIndex(rel, st)).rows;
   }
 
   /** The run's token decoder (`tokenizer/`), null without one. */
@@ -756,14 +761,7 @@ export class DumpReader {
     const rel = sidecarRel(rolloutId, evaluation);
     const st = await stampOrNull(this.fs, rel);
     if (st === null) throw notFound(`no conversation recorded for rollout ${rolloutStem(rolloutId, evaluation)} (${rel} missing)`);
-    const key = `${rel}\u0000${stampKey(st)}`;
-    let p = this.sidecars.get(key);
-    if (!p) {
-      p = this.fs.readFile(rel).then((buf) => parseSidecar(buf.toString("utf8")));
-      p.catch(() => this.sidecars.delete(key));
-      this.sidecars.set(key, p);
-    }
-    const index = await p;
+    const index = await this.sidecarIndex(rel, st);
     const row = index.rows.get(sampleIndex);
     if (row) return row;
     const line = index.broken.get(sampleIndex);
