@@ -365,6 +365,10 @@ test.describe("Compute Utilization at scale", () => {
       const f = (i % 120) / 120;
       await page.mouse.move(box.x + box.width * (0.8 - 0.6 * (f < 0.5 ? f * 2 : 2 - f * 2)), box.y + 100);
     }
+    // The back-and-forth ends wherever the 2 s ran out: when that was a whole number of
+    // sweeps the pan came back to its start and the view did not move. End 0.3 of the
+    // width away from the start, so the pan always moves the view.
+    await page.mouse.move(box.x + box.width * 0.5, box.y + 100, { steps: 4 });
     await page.mouse.up();
     if (cdp) {
       const { profile } = await cdp.send("Profiler.stop");
