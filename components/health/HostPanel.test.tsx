@@ -2,14 +2,14 @@
 import fs from "node:fs";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { act } from "react";
-import { createRoot } from "react-dom/client";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { HostPanel, HostWindowPanel } from "@/components/health/HostPanel";
 import { RunBuilder } from "@/lib/store/telemetry/testing";
 import { callRoute, setupTestServer, type TestServer } from "@/lib/testing/api";
+import { domRootEachTest } from "@/lib/testing/dom-root";
 import { GET } from "@/app/api/timeline/host/route";
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+const dom = domRootEachTest();
 
 let b: RunBuilder;
 let w: RunBuilder;
@@ -69,8 +69,7 @@ afterAll(() => {
 
 describe("HostPanel", () => {
   test("per node: CPU, memory, the busiest process at % of a core and its fd headroom warning", async () => {
-    const host = document.createElement("div");
-    const root = createRoot(host);
+    const { host, root } = dom;
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     await act(async () => {
       root.render(
@@ -85,7 +84,6 @@ describe("HostPanel", () => {
     expect(text).toContain("sglang::scheduler (77)");
     expect(host.querySelector("tbody tr")!.textContent).toBe("sglang::scheduler (77)100%2.0 GiB101000 / 1024");
     expect(text).toContain("1000 of 1024 file descriptors open");
-    act(() => root.unmount());
   });
 });
 
@@ -93,8 +91,7 @@ describe("HostWindowPanel (Compute Utilization)", () => {
   test("follows the window: CPU mean/peak, top processes with role, exit and the window's lowest fd headroom; a bad window shows the error", async () => {
     const s2 = await setupTestServer({ dumpDetails: w.runDir });
     vi.stubGlobal("fetch", (url: string) => callRoute(GET, url, { token: s2.token }));
-    const host = document.createElement("div");
-    const root = createRoot(host);
+    const { host, root } = dom;
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     const show = (win: { t0: number; t1: number }) =>
       act(async () => {
@@ -142,7 +139,6 @@ describe("HostWindowPanel (Compute Utilization)", () => {
       await show({ t0: T + 100, t1: T });
       await vi.waitFor(() => expect(host.querySelector("[role=alert]")?.textContent).toBe(`host telemetry: bad window: t1=${T}.0 <= t0=${T + 100}.0`));
     } finally {
-      act(() => root.unmount());
       vi.stubGlobal("fetch", (url: string) => callRoute(GET, url, { token: server.token }));
     }
   });
