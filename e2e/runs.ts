@@ -1,6 +1,6 @@
 /**
  * Runs a test made under the runs root are removed with `removeRuns`: the folders go, then
- * the server rescans (`/api/runs?refresh=true`) until none of them is listed. Without the
+ * the server rescans once (`/api/runs?refresh=true`) and it fails if one is still listed. Without the
  * rescan the run list keeps them for up to a scan interval (lib/server/runs/registry.ts)
  * and drops them in the next spec's page, under its measurements (a row vanishing moves
  * every row below it — e2e/layout-stability.spec.ts saw exactly that).
