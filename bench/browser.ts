@@ -54,6 +54,8 @@ export interface PanFigures {
   slowestMs: number;
   p95Ms: number;
   frames: number;
+  /** frames whose measured work is over 16 ms */
+  over16: number;
   longFrames: number;
 }
 
@@ -206,6 +208,7 @@ async function scrollFrames(page: Page): Promise<PanFigures> {
     slowestMs: Math.max(frames.at(-1) ?? NaN, ...out.loaf),
     p95Ms: frames[Math.min(frames.length - 1, Math.floor(frames.length * 0.95))] ?? NaN,
     frames: frames.length,
+    over16: frames.filter((f) => f > 16).length,
     longFrames: out.loaf.length,
   };
 }
@@ -237,6 +240,7 @@ async function pan(page: Page): Promise<PanFigures> {
     slowestMs: slowest,
     p95Ms: frames[Math.min(frames.length - 1, Math.floor(frames.length * 0.95))] ?? NaN,
     frames: frames.length,
+    over16: frames.filter((f) => f > 16).length,
     longFrames: out.loaf.length,
   };
 }

@@ -29,6 +29,58 @@ async function inkOf(page: Page, key: string): Promise<{ faint: number; solid: n
 }
 
 test.describe("chart controls", () => {
+  test("a drawn chart is shown as an image of its canvas, and a repaint replaces it", async ({ page }) => {
+    // docs/charts.md §7: a canvas is a compositor layer re-sent on every commit; the image is not
+    const key = "perf/actor_train_time";
+    const img = card(page, key).locator("img.chart-img");
+    /** the shown image against the canvas it was made from, pixel by pixel */
+    const compare = () =>
+      card(page, key).evaluate(async (el) => {
+        const im = el.querySelector<HTMLImageElement>("img.chart-img")!;
+        const c = el.querySelector("canvas")!;
+        await im.decode();
+        const t = document.createElement("canvas");
+        t.width = c.width;
+        t.height = c.height;
+        const tx = t.getContext("2d")!;
+        tx.drawImage(im, 0, 0);
+        const a = tx.getImageData(0, 0, t.width, t.height).data;
+        const b = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+        let differ = 0;
+        let ink = 0;
+        for (let i = 0; i < b.length; i += 4) {
+          if (b[i + 3]! > 0) ink++;
+          // alpha everywhere; colour where it is opaque enough to survive premultiplication exactly
+          const rgb = b[i + 3]! >= 200 ? Math.max(Math.abs(a[i]! - b[i]!), Math.abs(a[i + 1]! - b[i + 1]!), Math.abs(a[i + 2]! - b[i + 2]!)) : 0;
+          if (Math.abs(a[i + 3]! - b[i + 3]!) > 1 || rgb > 2) differ++;
+        }
+        return { natural: [im.naturalWidth, im.naturalHeight], bitmap: [c.width, c.height], differ, ink, canvasShown: getComputedStyle(c).display !== "none" };
+      });
+
+    await page.goto(`${QWEN}/metrics?cat=perf`);
+    await expect(img).toHaveAttribute("data-painted", "data");
+    await expect(img).toBeVisible();
+    await expect(canvasOf(page, key)).toBeHidden();
+    const first = await compare();
+    expect(first.natural).toEqual(first.bitmap);
+    expect(first.ink).toBeGreaterThan(1000);
+    expect(first.differ).toBe(0);
+    expect(first.canvasShown).toBe(false);
+    const before = await img.getAttribute("src");
+    expect(before).toMatch(/^blob:/);
+
+    // a repaint (log y) is shown, then becomes a new image of the new drawing
+    await page.getByLabel("Log-scale y").check();
+    await expect(chartOf(page, key)).toHaveAttribute("data-y-scale", "log");
+    await expect.poll(() => img.getAttribute("src")).not.toBe(before);
+    await expect(img).toHaveAttribute("data-painted", "data");
+    const second = await compare();
+    expect(second.differ).toBe(0);
+    expect(second.canvasShown).toBe(false);
+    // the old image's blob is released
+    expect(await page.evaluate((u) => fetch(u).then(() => "kept", () => "revoked"), before!)).toBe("revoked");
+  });
+
   test("smoothing draws an EMA over the faint raw line; the URL reproduces it", async ({ page }) => {
     await page.goto(`${QWEN}/metrics?cat=perf`);
     await expect(canvasOf(page, "perf/actor_train_time")).toHaveAttribute("data-painted", "data");

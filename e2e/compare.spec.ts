@@ -34,7 +34,7 @@ test("select two runs, Compare, read the single-variable verdict; the overlay dr
   await page.getByRole("link", { name: "Metrics overlay" }).click();
   await expect(page).toHaveURL(/view=metrics/);
   // the first category (rollout) by default: one chart per metric, both runs drawn
-  await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"] canvas[data-painted="data"]')).toBeVisible({ timeout: 20_000 });
+  await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"] img.chart-img[data-painted="data"]')).toBeVisible({ timeout: 20_000 });
   await expect(page.getByLabel("Legend")).toContainText(ABLATION);
   await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"]')).toContainText(/\d+ \/ 16 pts/);
   // what the card draws is both runs' own single-key JSON answers (it fetched them batched, as binary frames)
@@ -57,11 +57,11 @@ test("select two runs, Compare, read the single-variable verdict; the overlay dr
   await expect(page).toHaveURL(/cat=perf/);
   // cards draw once near the viewport (docs/charts.md §7): scroll to it as a person would
   await page.locator('[data-testid="overlay-card"][data-key="perf/step_time"]').scrollIntoViewIfNeeded();
-  await expect(page.locator('[data-testid="overlay-card"][data-key="perf/step_time"] canvas[data-painted="data"]')).toBeVisible();
+  await expect(page.locator('[data-testid="overlay-card"][data-key="perf/step_time"] img.chart-img[data-painted="data"]')).toBeVisible();
   await page.getByRole("button", { name: /^rollout/ }).click();
   await page.getByLabel("x axis").selectOption("time");
   await expect(page).toHaveURL(/x=time/);
-  await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"] canvas[data-painted="data"]')).toBeVisible();
+  await expect(page.locator('[data-testid="overlay-card"][data-key="rollout/raw_reward"] img.chart-img[data-painted="data"]')).toBeVisible();
   await page.screenshot({ path: `${E2E.screenshots}/compare-overlay.png`, fullPage: true });
 });
 

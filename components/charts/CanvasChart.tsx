@@ -13,7 +13,9 @@
  *
  * The canvas is created, repainted and stamped in one place: the paint effect below.
  * It repaints only when the model, the domain, the size or the theme change, then sets
- * `data-painted` ("data" or "empty"), which the e2e suite and the bench wait on.
+ * `data-painted` ("data" or "empty"), which the e2e suite and the bench wait on. What a
+ * person sees is the bitmap as an `<img>` (CanvasImage, components/charts/canvas.ts): a
+ * page of canvases costs every scroll frame a bitmap hand-off per canvas.
  *
  * Controls (docs/charts.md §6): `smoothing` draws a smoothed line over the faint raw one,
  * `logY` draws y in log10 space (non-positive values hidden and counted), a constant
@@ -34,7 +36,7 @@ import { formatExact, formatTick, formatValue } from "@/lib/charts/core/format";
 import type { ChartModel } from "@/lib/charts/core/model";
 import { clampToPlot, isZoomed, NO_ZOOM, type PlotBox, type Range, type Zoom } from "@/lib/charts/core/range";
 import { niceTicks, tickStep } from "@/lib/charts/core/ticks";
-import { markPainted, prepareCanvas } from "@/components/charts/canvas";
+import { CanvasImage, markPainted, prepareCanvas } from "@/components/charts/canvas";
 import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
 import { drawChart } from "@/components/charts/draw";
 import { chartPng, downloadBlob } from "@/components/charts/export";
@@ -145,6 +147,10 @@ function ChartBody(props: CanvasChartProps) {
   const constant = rawConstant === null ? null : logY ? (rawConstant > 0 ? Math.log10(rawConstant) : null) : rawConstant;
   const boxRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
+  // what a person sees once drawn: the bitmap as an image (components/charts/canvas.ts)
+  const imgRef = useRef<HTMLImageElement>(null);
+  const imageRef = useRef<CanvasImage | null>(null);
+  useEffect(() => () => imageRef.current?.dispose(), []);
   // measured before the first paint: the canvas is drawn once, at its real width
   const measured = useBoxWidth(boxRef, 480, props.knownWidth);
   const width = measured ?? 480;
@@ -202,7 +208,10 @@ function ChartBody(props: CanvasChartProps) {
     // what the bitmap shows, for tests that assert what a person sees
     const layers = reducedSmooth?.some((r) => r !== null) ? "raw,smooth" : "raw";
     if (c.dataset.layers !== layers) c.dataset.layers = layers;
-    markPainted(c, model.points > 0 ? "data" : "empty");
+    const stamp = model.points > 0 ? "data" : "empty";
+    const img = imgRef.current;
+    if (ctx && img) (imageRef.current ??= new CanvasImage(c, img)).painted(stamp);
+    else markPainted(c, stamp);
   }, [model, plot, reduced, reducedSmooth, xScale, yScale, yTicks, theme, sized, width, height, lineWidth]);
 
   const xFormat = props.xFormat ?? formatTick;
@@ -368,7 +377,9 @@ function ChartBody(props: CanvasChartProps) {
       role="img"
       aria-label={`${props.label}: ${model.points} points${extentText}`}
     >
-      <canvas ref={canvasRef} style={{ width, height }} aria-hidden="true" />
+      {/* the drawn bitmap as an image: see CanvasImage (components/charts/canvas.ts) */}
+      <img ref={imgRef} className="chart-img" alt="" aria-hidden="true" draggable={false} style={{ width, height }} />
+      <canvas ref={canvasRef} className="chart-canvas" style={{ width, height }} aria-hidden="true" />
       {axes}
       {markPx !== null ? <div className="chart-mark" style={{ left: markPx, top: plot.top, height: plot.height }} /> : null}
       {crossPx !== null ? <div className="chart-cross" style={{ left: crossPx, top: plot.top, height: plot.height }} /> : null}

@@ -61,3 +61,90 @@ export function strokeSeries(
   }
   ctx.stroke();
 }
+
+/**
+ * A drawn chart shown as an `<img>` of its bitmap (docs/charts.md §7).
+ *
+ * A 2D canvas is a compositor layer of its own, and while it is rendered the browser hands
+ * its bitmap to the compositor again on every commit, changed or not. On a page of cards
+ * that is every near canvas on every scroll frame: Chromium's ProduceCanvasResource ran
+ * 18–20 times and took up to 13 ms a frame on the 200-metric page (issue #15). An image is
+ * painted into the page's tiles once. So after each paint the bitmap is encoded to a blob
+ * (`toBlob`, off the frame) and decoded, then shown in the `<img>` under the canvas, and the
+ * canvas is not rendered. The canvas keeps its bitmap (the PNG export and tests read it).
+ *
+ * The first paint of a chart is never composited as a canvas: it is stamped
+ * (`data-painted`) when its image is on screen, so the stamp still says what a person
+ * sees. A repaint (zoom, smoothing, theme, new data) shows the canvas at once, so an
+ * interaction never waits on an encode, and its image replaces it once decoded. Where
+ * `toBlob` is missing, the canvas is shown and stamped at once. The image carries the same
+ * `data-painted` stamp while it is the one shown.
+ */
+export class CanvasImage {
+  private gen = 0;
+  private url: string | null = null;
+  private shown = false;
+
+  constructor(
+    private readonly canvas: HTMLCanvasElement,
+    private readonly img: HTMLImageElement,
+  ) {}
+
+  /** Call right after the canvas was painted; `stamp` is what it now shows (markPainted). */
+  painted(stamp: string): void {
+    const gen = ++this.gen;
+    const { canvas, img } = this;
+    const encode = typeof canvas.toBlob === "function" && typeof URL.createObjectURL === "function";
+    if (this.shown || !encode) {
+      this.show(false);
+      markPainted(canvas, stamp);
+      this.shown = true;
+    }
+    if (!encode) return;
+    const fallback = () => {
+      if (gen !== this.gen) return;
+      this.show(false);
+      markPainted(canvas, stamp);
+      this.shown = true;
+    };
+    canvas.toBlob((blob) => {
+      if (gen !== this.gen) return;
+      if (!blob) return fallback();
+      const url = URL.createObjectURL(blob);
+      const next = new Image();
+      next.src = url;
+      next.decode().then(
+        () => {
+          if (gen !== this.gen) return URL.revokeObjectURL(url);
+          img.src = url; // decoded: shown in this frame
+          if (this.url) URL.revokeObjectURL(this.url);
+          this.url = url;
+          this.show(true);
+          img.dataset.painted = stamp;
+          markPainted(canvas, stamp);
+          this.shown = true;
+        },
+        () => {
+          URL.revokeObjectURL(url);
+          fallback();
+        },
+      );
+    }, "image/png");
+  }
+
+  /** The component is gone: drop the blob. */
+  dispose(): void {
+    this.gen++;
+    if (this.url) URL.revokeObjectURL(this.url);
+    this.url = null;
+  }
+
+  /** Image or canvas, switched in one task, so no frame shows neither or both. */
+  private show(image: boolean): void {
+    const iv = image ? "visible" : "hidden";
+    const cd = image ? "none" : "block";
+    if (this.img.style.visibility !== iv) this.img.style.visibility = iv;
+    if (this.canvas.style.display !== cd) this.canvas.style.display = cd;
+    if (!image) delete this.img.dataset.painted;
+  }
+}

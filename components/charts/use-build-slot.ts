@@ -21,7 +21,7 @@ import { flushSync } from "react-dom";
 import { createBuildQueue, viewportPriority, type BuildQueue } from "@/lib/charts/build-queue";
 
 /** Main-thread time per frame for building charts: under half a 60 Hz frame, the rest is the browser's. */
-export const BUILD_BUDGET_MS = 6;
+export const BUILD_BUDGET_MS = 4;
 
 let queue: BuildQueue | null = null;
 
