@@ -14,7 +14,9 @@
  *    input handlers (pointermove capture start → mousemove bubble end, incl. the React
  *    work they trigger) and of the frame itself (first rAF callback → a message posted
  *    from it, i.e. rAF callbacks + style + layout + paint). Long-animation-frame entries
- *    (≥ 50 ms) are a cross-check: a frame they report counts with its full duration.
+ *    (≥ 50 ms) are a cross-check: one with page work in it (a long task or a script) counts
+ *    with its full duration; one with neither is the main thread idle, waiting for the
+ *    display's next frame (the compositor or the machine was busy), and is reported apart.
  *  - Metrics page with 200 metrics: navigation → every chart on the first screen drawn
  *    (cards off screen are stamped `data-painted="deferred"`, docs/charts.md §7), then the
  *    slowest frame of a scroll to the bottom (wheel steps every ~16 ms, the same probe).
@@ -56,7 +58,10 @@ export interface PanFigures {
   frames: number;
   /** frames whose measured work is over 16 ms */
   over16: number;
+  /** long animation frames (≥ 50 ms) with page work in them: counted in slowestMs */
   longFrames: number;
+  /** long animation frames with no long task and no script: the main thread waiting for the display */
+  displayWaits: number[];
 }
 
 export interface BrowserFigures {
@@ -133,6 +138,7 @@ const DRAWN = {
 const FRAME_PROBE = `(() => {
   const work = [];
   const loaf = [];
+  const waits = [];
   let inputMs = 0;
   let inputStart = -1;
   let running = true;
@@ -161,7 +167,9 @@ const FRAME_PROBE = `(() => {
   let obs = null;
   try {
     obs = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) loaf.push(e.duration);
+      // a long frame with neither a long task nor a script in it is the main thread idle,
+      // waiting for the display's next frame: no work of the page, reported apart
+      for (const e of list.getEntries()) (e.blockingDuration > 0 || (e.scripts && e.scripts.length > 0) ? loaf : waits).push(e.duration);
     });
     obs.observe({ type: "long-animation-frame", buffered: false });
   } catch {
@@ -173,7 +181,7 @@ const FRAME_PROBE = `(() => {
       if (obs) obs.disconnect();
       window.removeEventListener("pointermove", onStart, { capture: true });
       window.removeEventListener("mousemove", onEnd);
-      return { work, loaf };
+      return { work, loaf, waits };
     },
   };
 })()`;
@@ -202,7 +210,17 @@ async function scrollFrames(page: Page): Promise<PanFigures> {
     if (i % 20 === 19 && (await page.evaluate("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2"))) break;
   }
   await page.evaluate("new Promise((r) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(r)), 300))");
-  const out = await page.evaluate<{ work: number[]; loaf: number[] }>("window.__frames.stop()");
+  return summarise(await page.evaluate<ProbeOut>("window.__frames.stop()"));
+}
+
+interface ProbeOut {
+  work: number[];
+  loaf: number[];
+  waits: number[];
+}
+
+/** Per-frame work → the figures: a long animation frame with page work counts with its full duration. */
+function summarise(out: ProbeOut): PanFigures {
   const frames = [...out.work].sort((a, c) => a - c);
   return {
     slowestMs: Math.max(frames.at(-1) ?? NaN, ...out.loaf),
@@ -210,6 +228,7 @@ async function scrollFrames(page: Page): Promise<PanFigures> {
     frames: frames.length,
     over16: frames.filter((f) => f > 16).length,
     longFrames: out.loaf.length,
+    displayWaits: out.waits,
   };
 }
 
@@ -233,16 +252,7 @@ async function pan(page: Page): Promise<PanFigures> {
   await page.mouse.up();
   // let the last frames land
   await page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))");
-  const out = await page.evaluate<{ work: number[]; loaf: number[] }>("window.__frames.stop()");
-  const frames = [...out.work].sort((a, c) => a - c);
-  const slowest = Math.max(frames.at(-1) ?? NaN, ...out.loaf);
-  return {
-    slowestMs: slowest,
-    p95Ms: frames[Math.min(frames.length - 1, Math.floor(frames.length * 0.95))] ?? NaN,
-    frames: frames.length,
-    over16: frames.filter((f) => f > 16).length,
-    longFrames: out.loaf.length,
-  };
+  return summarise(await page.evaluate<ProbeOut>("window.__frames.stop()"));
 }
 
 export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigures> {

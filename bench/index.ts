@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { fail, parseCli, resolveDataDir } from "@/cli/common";
-import { benchBrowser } from "./browser";
+import { benchBrowser, type PanFigures } from "./browser";
 import { benchCompare } from "./compare";
 import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
 import { measureCollector } from "@/bench/collector-rss";
@@ -347,6 +347,12 @@ async function httpRows(data: BenchData, t0: number, t1: number, repeat: number)
   log("http done");
 }
 
+/** The long frames in which the page did no work (bench/browser.ts), for the note rows. */
+function displayWaits(runs: PanFigures[]): string {
+  const waits = runs.flatMap((p) => p.displayWaits);
+  return waits.length ? `; ${waits.length} long frame${waits.length === 1 ? "" : "s"} with no page work, the main thread waiting for the display: ${waits.map((w) => fmt(w, 0)).join(", ")} ms` : "";
+}
+
 /** Navigation → drawn in Chromium, and the slowest frame of a drag-pan (bench/browser.ts). */
 async function browserRows(data: BenchData, repeat: number): Promise<void> {
   await ensureOverlayRuns(data.root, log);
@@ -373,7 +379,7 @@ async function browserRows(data: BenchData, repeat: number): Promise<void> {
   add(S, "  95th percentile frame", median(b.pans.map((p) => p.p95Ms)), "ms", null, "le", 1);
   rows.push({
     section: S,
-    name: `  (${b.pans.map((p) => p.frames).join("/")} frames per pan, ${b.pans.reduce((n, p) => n + p.longFrames, 0)} long animation frames ≥ 50 ms)`,
+    name: `  (${b.pans.map((p) => p.frames).join("/")} frames per pan, ${b.pans.reduce((n, p) => n + p.longFrames, 0)} long animation frames ≥ 50 ms with page work${displayWaits(b.pans)})`,
     value: "",
     target: "",
     ok: null,
@@ -388,7 +394,7 @@ async function browserRows(data: BenchData, repeat: number): Promise<void> {
   add(S, "    95th percentile frame", median(b.wideScrolls.map((p) => p.p95Ms)), "ms", null, "le", 1);
   rows.push({
     section: S,
-    name: `    (each scroll: slowest ${b.wideScrolls.map((p) => fmt(p.slowestMs, 1)).join(" / ")} ms; frames over 16 ms ${b.wideScrolls.map((p) => p.over16).join(" / ")} of ${b.wideScrolls.map((p) => p.frames).join(" / ")})`,
+    name: `    (each scroll: slowest ${b.wideScrolls.map((p) => fmt(p.slowestMs, 1)).join(" / ")} ms; frames over 16 ms ${b.wideScrolls.map((p) => p.over16).join(" / ")} of ${b.wideScrolls.map((p) => p.frames).join(" / ")}${displayWaits(b.wideScrolls)})`,
     value: "",
     target: "",
     ok: null,

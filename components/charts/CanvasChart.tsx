@@ -378,7 +378,7 @@ function ChartBody(props: CanvasChartProps) {
       aria-label={`${props.label}: ${model.points} points${extentText}`}
     >
       {/* the drawn bitmap as an image: see CanvasImage (components/charts/canvas.ts) */}
-      <img ref={imgRef} className="chart-img" alt="" aria-hidden="true" draggable={false} style={{ width, height }} />
+      <img ref={imgRef} className="chart-img" alt="" aria-hidden="true" draggable={false} decoding="sync" style={{ width, height }} />
       <canvas ref={canvasRef} className="chart-canvas" style={{ width, height }} aria-hidden="true" />
       {axes}
       {markPx !== null ? <div className="chart-mark" style={{ left: markPx, top: plot.top, height: plot.height }} /> : null}

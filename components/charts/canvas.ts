@@ -70,13 +70,14 @@ export function strokeSeries(
  * that is every near canvas on every scroll frame: Chromium's ProduceCanvasResource ran
  * 18–20 times and took up to 13 ms a frame on the 200-metric page (issue #15). An image is
  * painted into the page's tiles once. So after each paint the bitmap is encoded to a blob
- * (`toBlob`, off the frame) and decoded, then shown in the `<img>` under the canvas, and the
- * canvas is not rendered. The canvas keeps its bitmap (the PNG export and tests read it).
+ * (`toBlob`, off the frame) and loaded into the `<img>` under the canvas, which is then shown
+ * and the canvas is not rendered (an explicit `decode()` first decoded every image twice).
+ * The canvas keeps its bitmap (the PNG export and tests read it).
  *
  * The first paint of a chart is never composited as a canvas: it is stamped
  * (`data-painted`) when its image is on screen, so the stamp still says what a person
  * sees. A repaint (zoom, smoothing, theme, new data) shows the canvas at once, so an
- * interaction never waits on an encode, and its image replaces it once decoded. Where
+ * interaction never waits on an encode, and its image replaces it once loaded. Where
  * `toBlob` is missing, the canvas is shown and stamped at once. The image carries the same
  * `data-painted` stamp while it is the one shown.
  */
@@ -111,24 +112,22 @@ export class CanvasImage {
       if (gen !== this.gen) return;
       if (!blob) return fallback();
       const url = URL.createObjectURL(blob);
-      const next = new Image();
-      next.src = url;
-      next.decode().then(
-        () => {
-          if (gen !== this.gen) return URL.revokeObjectURL(url);
-          img.src = url; // decoded: shown in this frame
-          if (this.url) URL.revokeObjectURL(this.url);
-          this.url = url;
-          this.show(true);
-          img.dataset.painted = stamp;
-          markPainted(canvas, stamp);
-          this.shown = true;
-        },
-        () => {
-          URL.revokeObjectURL(url);
-          fallback();
-        },
-      );
+      // loaded into the hidden <img>, then shown in place of the canvas; it is decoded once,
+      // when its tiles are rastered (decoding="sync": in the frame that shows it)
+      img.onload = () => {
+        if (gen !== this.gen) return URL.revokeObjectURL(url);
+        if (this.url) URL.revokeObjectURL(this.url);
+        this.url = url;
+        this.show(true);
+        img.dataset.painted = stamp;
+        markPainted(canvas, stamp);
+        this.shown = true;
+      };
+      img.onerror = () => {
+        URL.revokeObjectURL(url);
+        fallback();
+      };
+      img.src = url;
     }, "image/png");
   }
 
