@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonSafeStringify, jsonSafeStringifyAsync } from "@/lib/api/json";
+import { jsonSafeStringify, jsonSafeStringifyAsync, keptAnswerResponse, NO_TRANSFORM_MIN_CHARS } from "@/lib/api/json";
 
 describe("jsonSafeStringify", () => {
   it("maps NaN and ±Infinity to null everywhere, including inside typed arrays", () => {
@@ -104,5 +104,33 @@ describe("compression of large heavy answers", () => {
     const small = await jsonResponseSliced({ xs: [1, 2, 3] });
     expect(small.headers.get("cache-control")).toBeNull();
     expect(await small.text()).toBe('{"xs":[1,2,3]}');
+  });
+});
+
+describe("keptAnswerResponse: the text of a frozen answer is written once", () => {
+  const answer = () => Object.freeze({ rollout_id: 3, rows: Array.from({ length: 400 }, (_, i) => ({ i, v: i / 7, nan: NaN })) });
+
+  it("leaves answers that are not frozen to the usual path", async () => {
+    expect(await keptAnswerResponse({ a: 1 })).toBeNull();
+    expect(await keptAnswerResponse(null)).toBeNull();
+    expect(await keptAnswerResponse(Object.freeze([1, 2]) as unknown)).not.toBeNull();
+  });
+
+  it("sends the answer's JSON text, the same every time", async () => {
+    const a = answer();
+    const r1 = (await keptAnswerResponse(a))!;
+    expect(r1.headers.get("content-type")).toBe("application/json");
+    expect(r1.headers.get("cache-control")).toBeNull(); // Next compresses it as any answer
+    const t1 = await r1.text();
+    expect(t1).toBe(jsonSafeStringify(a));
+    expect(JSON.parse(t1).rows[5]).toEqual({ i: 5, v: 5 / 7, nan: null });
+    expect(await (await keptAnswerResponse(a))!.text()).toBe(t1);
+  });
+
+  it("sends a long answer marked no-transform, as jsonResponseSliced does", async () => {
+    const big = Object.freeze({ s: "x".repeat(NO_TRANSFORM_MIN_CHARS) });
+    const r = (await keptAnswerResponse(big))!;
+    expect(r.headers.get("cache-control")).toBe("no-transform");
+    expect((await r.text()).length).toBe(NO_TRANSFORM_MIN_CHARS + 8);
   });
 });

@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { heavyGate, DEFAULT_GATE, type Release } from "@/lib/api/admission";
 import { ApiError } from "@/lib/contracts/errors";
 import { toErrorResponse } from "@/lib/api/errors";
-import { jsonResponse, jsonResponseSliced } from "@/lib/api/json";
+import { jsonResponse, jsonResponseSliced, keptAnswerResponse } from "@/lib/api/json";
 import { parseRequest } from "@/lib/api/validation";
 import { serverEnv } from "@/lib/env";
 import { authenticateRequest, type AuthUser } from "@/lib/server/auth/request-auth";
@@ -86,6 +86,8 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
       if (kind) guardTrajectoryRead(run.id, user, kind, params as { rolloutId?: number; sampleIndex?: number } | undefined);
       const result = await handler({ req, url, query, params, user, run });
       if (result instanceof Response) return result;
+      const keptResponse = await keptAnswerResponse(result);
+      if (keptResponse) return keptResponse;
       if (!release) return jsonResponse(result);
       // A heavy answer is serialised before its slot is released, after a turn of the
       // event loop and in slices, so light requests that arrived while it was computed

@@ -318,6 +318,31 @@ describe("summary cache", () => {
     expect(again.rows[0]!.raw_reward).toBe(0.75);
   });
 
+  test("one reader hands out the same frozen summary and groups while the files are unchanged, new ones after a change", async () => {
+    const s = S(0, 3);
+    await writeRollout(dir, 0, [s]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.5] });
+    await ageFiles(dir);
+    const r = openReader(dir, { cacheDir });
+    const a = await r.summary(0, false);
+    const g = await r.groups(0, false);
+    // the same objects (the API layer keeps a frozen answer's bytes: lib/api/json.ts)
+    expect(await r.summary(0, false)).toBe(a);
+    expect(await r.groups(0, false)).toBe(g);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.isFrozen(g)).toBe(true);
+    expect(() => {
+      (a as { rollout_id: number }).rollout_id = 9;
+    }).toThrow(TypeError);
+
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.75] });
+    const b = await r.summary(0, false);
+    expect(b).not.toBe(a);
+    expect(b.rows[0]!.raw_reward).toBe(0.75);
+    expect(a.rows[0]!.raw_reward).toBe(0.5);
+    expect(await r.groups(0, false)).not.toBe(g);
+  });
+
   test("NaN survives the cache (step aggregates need it)", async () => {
     const s = S(0, 1);
     await writeRollout(dir, 0, [s]);

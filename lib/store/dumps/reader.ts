@@ -146,6 +146,8 @@ export class DumpReader {
   readonly fs: RunFs;
   private readonly cacheDir: string | null;
   private readonly summaries: Lru<string, { key: string; frame: SummaryFrame }>;
+  /** The answers made from a frame (`summary`, `groups`), gone with the frame. */
+  private readonly frameAnswers = new WeakMap<SummaryFrame, { summary?: SummaryTable; groups?: GroupsTable }>();
   private readonly shardSets = new Lru<string, Promise<ShardSet>>(SHARD_LRU, (p) => this.retire(p));
   /** Evicted shard sets waiting for their delayed close (closed at once by `close()`). */
   private readonly retiring = new Map<Promise<ShardSet>, ReturnType<typeof setTimeout>>();
@@ -390,14 +392,28 @@ export class DumpReader {
     }
   }
 
+  /**
+   * The step's summary table. While the step's files are unchanged its frame is the same
+   * object, and so is this answer: kept with it and frozen, which lets the API layer make
+   * its JSON and gzip once (lib/api/json.ts); a changed file gives a new frame, a new answer.
+   */
   async summary(rolloutId: number, evaluation: boolean): Promise<SummaryTable> {
     const frame = await this.summaryFrame(rolloutId, evaluation);
-    return { rollout_id: rolloutId, evaluation, columns: frame.columns, rows: frame.rows };
+    const answers = this.answersOf(frame);
+    return (answers.summary ??= Object.freeze({ rollout_id: rolloutId, evaluation, columns: frame.columns, rows: frame.rows }));
   }
 
+  /** The step's GRPO groups, kept with its frame like `summary`. */
   async groups(rolloutId: number, evaluation: boolean): Promise<GroupsTable> {
     const frame = await this.summaryFrame(rolloutId, evaluation);
-    return { rollout_id: rolloutId, evaluation, columns: [...GROUP_COLUMNS], rows: buildGroups(frame.rows, evaluation) };
+    const answers = this.answersOf(frame);
+    return (answers.groups ??= Object.freeze({ rollout_id: rolloutId, evaluation, columns: [...GROUP_COLUMNS], rows: buildGroups(frame.rows, evaluation) }));
+  }
+
+  private answersOf(frame: SummaryFrame): { summary?: SummaryTable; groups?: GroupsTable } {
+    let a = this.frameAnswers.get(frame);
+    if (!a) this.frameAnswers.set(frame, (a = {}));
+    return a;
   }
 
   /**
