@@ -123,7 +123,7 @@ describe("keptAnswerResponse: the text of a frozen answer is written once", () =
     expect(r1.headers.get("cache-control")).toBeNull(); // Next compresses it as any answer
     const t1 = await r1.text();
     expect(t1).toBe(jsonSafeStringify(a));
-    expect(JSON.parse(t1).rows[5]).toEqual({ i: 5, v: 5 / 7, nan: null });
+    expect((JSON.parse(t1) as { rows: unknown[] }).rows[5]).toEqual({ i: 5, v: 5 / 7, nan: null });
     expect(await (await keptAnswerResponse(a))!.text()).toBe(t1);
   });
 
