@@ -96,17 +96,10 @@ export class CanvasImage {
     const gen = ++this.gen;
     const { canvas, img } = this;
     const encode = typeof canvas.toBlob === "function" && typeof URL.createObjectURL === "function";
-    if (this.shown || !encode) {
-      this.show(false);
-      markPainted(canvas, stamp);
-      this.shown = true;
-    }
+    if (this.shown || !encode) this.show(false, stamp);
     if (!encode) return;
     const fallback = () => {
-      if (gen !== this.gen) return;
-      this.show(false);
-      markPainted(canvas, stamp);
-      this.shown = true;
+      if (gen === this.gen) this.show(false, stamp);
     };
     canvas.toBlob((blob) => {
       if (gen !== this.gen) return;
@@ -118,10 +111,7 @@ export class CanvasImage {
         if (gen !== this.gen) return URL.revokeObjectURL(url);
         if (this.url) URL.revokeObjectURL(this.url);
         this.url = url;
-        this.show(true);
-        img.dataset.painted = stamp;
-        markPainted(canvas, stamp);
-        this.shown = true;
+        this.show(true, stamp);
       };
       img.onerror = () => {
         URL.revokeObjectURL(url);
@@ -138,12 +128,15 @@ export class CanvasImage {
     this.url = null;
   }
 
-  /** Image or canvas, switched in one task, so no frame shows neither or both. */
-  private show(image: boolean): void {
+  /** Image or canvas, switched and stamped in one task, so no frame shows neither or both. */
+  private show(image: boolean, stamp: string): void {
     const iv = image ? "visible" : "hidden";
     const cd = image ? "none" : "block";
     if (this.img.style.visibility !== iv) this.img.style.visibility = iv;
     if (this.canvas.style.display !== cd) this.canvas.style.display = cd;
-    if (!image) delete this.img.dataset.painted;
+    if (image) this.img.dataset.painted = stamp;
+    else delete this.img.dataset.painted;
+    markPainted(this.canvas, stamp);
+    this.shown = true;
   }
 }
