@@ -27,6 +27,7 @@ import type {
   PhaseEvent,
   TopologySnapshot,
   TrajectoryEvent,
+  SGLANG_SPEC_WHITELIST,
 } from "@/lib/store/format";
 import { clamp, round, type Rng } from "./prng";
 
@@ -619,7 +620,8 @@ export class SimEmitter {
 
 /**
  * The engine series the demo runs record: the gauges, counters and histogram pairs the
- * views chart (a subset of the collector's default whitelist, to keep demo runs small).
+ * views chart (a subset of the format's whitelist, SGLANG_SPEC_WHITELIST, to keep demo runs
+ * small; the type holds every name to that one list).
  */
 export const DEMO_ENGINE_METRICS: readonly string[] = [
   "sglang_num_running_reqs",
@@ -635,4 +637,4 @@ export const DEMO_ENGINE_METRICS: readonly string[] = [
   "sglang_time_to_first_token_seconds_count",
   "sglang_e2e_request_latency_seconds_sum",
   "sglang_e2e_request_latency_seconds_count",
-];
+] satisfies readonly (typeof SGLANG_SPEC_WHITELIST)[number][];
