@@ -394,8 +394,8 @@ export class DumpReader {
 
   /**
    * The step's summary table. While the step's files are unchanged its frame is the same
-   * object, and so is this answer: kept with it and frozen, which lets the API layer make
-   * its JSON and gzip once (lib/api/json.ts); a changed file gives a new frame, a new answer.
+   * object, and so is this answer: kept with it and frozen, which lets the API layer write
+   * its JSON text once (lib/api/json.ts); a changed file gives a new frame, a new answer.
    */
   async summary(rolloutId: number, evaluation: boolean): Promise<SummaryTable> {
     const frame = await this.summaryFrame(rolloutId, evaluation);
@@ -405,7 +405,10 @@ export class DumpReader {
 
   /** The step's GRPO groups, kept with its frame like `summary`. */
   async groups(rolloutId: number, evaluation: boolean): Promise<GroupsTable> {
-    const frame = await this.summaryFrame(rolloutId, evaluation);
+    return this.groupsOf(await this.summaryFrame(rolloutId, evaluation), rolloutId, evaluation);
+  }
+
+  private groupsOf(frame: SummaryFrame, rolloutId: number, evaluation: boolean): GroupsTable {
     const answers = this.answersOf(frame);
     return (answers.groups ??= Object.freeze({ rollout_id: rolloutId, evaluation, columns: [...GROUP_COLUMNS], rows: buildGroups(frame.rows, evaluation) }));
   }
@@ -434,7 +437,7 @@ export class DumpReader {
         if (!ApiError.is(err)) console.warn(`[rlboard] step ${rolloutId} left out of the dump/* aggregates:`, err);
         continue;
       }
-      out.push(stepAggregate(rolloutId, frame.rows, buildGroups(frame.rows, false)));
+      out.push(stepAggregate(rolloutId, frame.rows, this.groupsOf(frame, rolloutId, false).rows));
     }
     return out;
   }
