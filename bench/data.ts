@@ -72,7 +72,7 @@ export async function ensureBenchData(dataDir: string, log: (s: string) => void,
  * The bench's fleet run (64 GPUs unless `nodes` says otherwise; a stall at the end),
  * logging its progress every 10 % — the 8 h run here and the scale runs of bench/scale.ts.
  */
-export async function writeBenchFleet(dir: string, o: { name: string; hours: number; nodes?: number }, log: (s: string) => void): Promise<void> {
+export async function writeBenchFleet(dir: string, o: { name: string; hours: number; nodes?: number; stream?: boolean }, log: (s: string) => void): Promise<void> {
   const t = performance.now();
   let last = -1;
   await writeFleetRun(dir, {
@@ -84,6 +84,7 @@ export async function writeBenchFleet(dir: string, o: { name: string; hours: num
     scrapeIntervalS: 2,
     metrics: FLEET_METRICS_FULL,
     stall: true,
+    stream: o.stream,
     onProgress: (f) => {
       const pct = Math.floor(f * 10) * 10;
       if (pct !== last) {

@@ -30,7 +30,7 @@ async function ensureScaleRun(dataDir: string, nodes: number, hours: number): Pr
   const root = path.join(dataDir, "bench-scale", name);
   const runDir = path.join(root, name);
   const stampFile = path.join(root, "stamp.json");
-  const version = `${BENCH_DATA_VERSION}.scale1`;
+  const version = `${BENCH_DATA_VERSION}.scale2`;
   try {
     const st = JSON.parse(fs.readFileSync(stampFile, "utf8")) as { version: string; genS: number; bytes: number };
     if (st.version === version) return { root, runDir, genS: st.genS, bytes: st.bytes };
@@ -40,7 +40,7 @@ async function ensureScaleRun(dataDir: string, nodes: number, hours: number): Pr
   fs.rmSync(root, { recursive: true, force: true });
   fs.mkdirSync(root, { recursive: true });
   const t = performance.now();
-  await writeBenchFleet(runDir, { name, hours, nodes }, log);
+  await writeBenchFleet(runDir, { name, hours, nodes, stream: true }, log);
   const genS = (performance.now() - t) / 1000;
   const bytes = dirBytes(runDir);
   fs.writeFileSync(stampFile, JSON.stringify({ version, genS, bytes }));

@@ -256,6 +256,13 @@ export interface EmitterOptions {
   /** Emission starts here (flush windows are aligned to it). */
   origin: number;
   rng: Rng;
+  /**
+   * Draws the phase closings' arrival delays. Absent: they come from `rng`, which is only
+   * deterministic when the whole schedule is added before anything is emitted. A generator
+   * that interleaves adding and emitting (lib/demo/fleet.ts `stream`) gives its own, so its
+   * bytes do not depend on when it emits.
+   */
+  delayRng?: Rng;
 }
 
 export class SimEmitter {
@@ -278,6 +285,7 @@ export class SimEmitter {
   private nextSweep: number;
   private windowEnd: number;
   private readonly rng: Rng;
+  private readonly delayRng: Rng;
   private readonly nodeSkew: number[];
   /** Per-lane slowly varying memory jitter. */
   private readonly memJitter: number[];
@@ -290,6 +298,7 @@ export class SimEmitter {
     opts: EmitterOptions,
   ) {
     this.rng = opts.rng;
+    this.delayRng = opts.delayRng ?? opts.rng;
     this.lanes = [];
     for (const node of spec.nodes) for (let g = 0; g < spec.gpusPerNode; g++) this.lanes.push({ node, gpu: g });
     this.lanes.forEach((l, i) => this.laneIndex.set(laneKey(l), i));
@@ -321,7 +330,7 @@ export class SimEmitter {
   addPhase(p: SimPhase): void {
     const base = { name: p.name, t0: p.t0, node: p.node, gpus: p.gpus, rank: p.rank, role: p.role };
     this.phases.push(p.t0, { ...base, t1: -1.0 });
-    if (p.t1 !== null) this.phases.push(p.t1 + this.rng.float(0, PHASE_BATCH_DELAY_S), { ...base, t1: p.t1 });
+    if (p.t1 !== null) this.phases.push(p.t1 + this.delayRng.float(0, PHASE_BATCH_DELAY_S), { ...base, t1: p.t1 });
     if (p.role === "rollout_manager" && (p.name === "rollout" || p.name === "eval_rollout")) {
       this.awake.push({ t0: p.t0, t1: p.t1 ?? Infinity });
     }
@@ -488,6 +497,12 @@ export class SimEmitter {
     let p = this.actPtr[i]!;
     if (p > 0 && acts[p - 1] && acts[p - 1]!.t0 > t) p = 0; // activities added out of order
     while (p < acts.length && acts[p]!.t1 <= t) p++;
+    if (p > 1024) {
+      // Ticks come in time order: what ended before `t` is never covered again, so a long
+      // run's schedule does not stay resident behind the emission point.
+      acts.splice(0, p);
+      p = 0;
+    }
     this.actPtr[i] = p;
     const a = acts[p];
     return a && a.t0 <= t ? a : null;

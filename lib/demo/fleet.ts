@@ -38,6 +38,14 @@ export interface FleetRunOptions {
   finished?: boolean;
   /** Called after each written chunk with the fraction done. */
   onProgress?: (fraction: number) => void;
+  /**
+   * Write each step as soon as it is simulated instead of simulating the whole run first:
+   * memory stays flat however long the run (1024 GPUs × 24 h needs it; the whole-run
+   * schedule did not fit a 4 GB heap). Phase closings then draw their arrival delays from
+   * a stream of their own, so the bytes differ from the unstreamed run of the same seed
+   * (which the demo and the bench's 8 h run keep) but are the same on every machine.
+   */
+  stream?: boolean;
 }
 
 export const FLEET_NODES = (n: number): string[] => Array.from({ length: n }, (_, i) => `10.1.0.${i + 1}`);
@@ -139,7 +147,12 @@ export async function writeFleetRun(runDir: string, o: FleetRunOptions): Promise
     meta: { run_name: o.name, start_ts: base, args: fleetArgs(o.name, nodes) },
   });
   const spec = fleetCluster(nodes, scrape, metrics);
-  const em = new SimEmitter(writer, spec, { gpuStart: Math.ceil(base + 6.2), origin: Math.floor(base), rng: root.fork("emit") });
+  const em = new SimEmitter(writer, spec, {
+    gpuStart: Math.ceil(base + 6.2),
+    origin: Math.floor(base),
+    rng: root.fork("emit"),
+    delayRng: o.stream ? root.fork("phase-delay") : undefined,
+  });
   const lanes = em.lanesList;
   const rankOf = (l: LaneRef) => spec.nodes.indexOf(l.node) * GPUS + l.gpu;
   const driver = spec.nodes[0]!;
@@ -159,6 +172,7 @@ export async function writeFleetRun(runDir: string, o: FleetRunOptions): Promise
   const stallAt = o.stall ? end - 34 * 60 : Infinity;
   let step = 0;
   let lastLogged = -1;
+  let emitted = base;
   while (t < end) {
     const srng = root.fork(`step${step}`);
     const r0 = t;
@@ -303,10 +317,21 @@ export async function writeFleetRun(runDir: string, o: FleetRunOptions): Promise
     if (rec.ts <= end) lastLogged = step;
     t = sleep1 + srng.float(0.6, 1.4);
     step++;
+    if (o.stream) {
+      // Nothing later in the loop lands before the next step's start or a rank's next
+      // train_wait (its OPEN marker arrives at its t0), so everything up to there is final.
+      let horizon = t;
+      for (const w of waitSince.values()) horizon = Math.min(horizon, w);
+      const upTo = Math.min(horizon, end);
+      em.emitUntil(upTo);
+      emitted = upTo;
+      await writer.flush();
+      o.onProgress?.((upTo - base) / duration);
+    }
   }
-  // Emit in 5-min chunks so memory stays flat on long runs.
+  // Emit the rest in 5-min chunks (all of the run unless streamed) so memory stays flat.
   const chunk = 300;
-  for (let c = Math.floor(base) + chunk; ; c += chunk) {
+  for (let c = Math.floor(base) + chunk * (1 + Math.floor((emitted - base) / chunk)); ; c += chunk) {
     const upTo = Math.min(c, end);
     em.emitUntil(upTo);
     await writer.flush();
