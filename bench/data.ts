@@ -156,6 +156,35 @@ async function writeLifecycle(dir: string, samples: readonly DemoSample[], r0: n
   await writer.close();
 }
 
+/**
+ * A fleet run of `nodes` × 8 GPUs over `hours` for the scale figures (bench/scale.ts,
+ * bench/scale-day.ts), streamed (lib/demo/fleet.ts `stream`) into
+ * `<dataDir>/bench-scale/<G>g-<H>h/` and reused while its stamp matches. The 1024-GPU day
+ * is ~15 GB and takes minutes to write: it is written once.
+ */
+export async function ensureScaleRun(dataDir: string, nodes: number, hours: number, log: (s: string) => void): Promise<{ root: string; runDir: string; genS: number | null; bytes: number }> {
+  const name = `${nodes * 8}g-${hours}h`;
+  const root = path.join(dataDir, "bench-scale", name);
+  const runDir = path.join(root, name);
+  const stampFile = path.join(root, "stamp.json");
+  const version = `${BENCH_DATA_VERSION}.scale2`;
+  try {
+    const st = JSON.parse(fs.readFileSync(stampFile, "utf8")) as { version: string; genS: number; bytes: number };
+    if (st.version === version) return { root, runDir, genS: st.genS, bytes: st.bytes };
+  } catch {
+    /* not generated yet */
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.mkdirSync(root, { recursive: true });
+  const t = performance.now();
+  await writeBenchFleet(runDir, { name, hours, nodes, stream: true }, log);
+  const genS = (performance.now() - t) / 1000;
+  const bytes = dirBytes(runDir);
+  fs.writeFileSync(stampFile, JSON.stringify({ version, genS, bytes }));
+  log(`  ${name}: written in ${genS.toFixed(0)} s, ${(bytes / 1048576).toFixed(0)} MB`);
+  return { root, runDir, genS, bytes };
+}
+
 /** Bytes under `dir` (files, recursively). */
 export function dirBytes(dir: string): number {
   let bytes = 0;

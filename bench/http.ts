@@ -76,7 +76,8 @@ export function httpTarget(q: HttpQuery, kind: "cold" | "warm"): number {
 }
 
 
-function treeRssMb(pid: number): number {
+/** VmRSS of a process and its children, MB. */
+export function treeRssMb(pid: number): number {
   let kb = 0;
   const walk = (p: number) => {
     try {
@@ -91,7 +92,19 @@ function treeRssMb(pid: number): number {
   return kb / 1024;
 }
 
-async function timed(url: string, token: string): Promise<number> {
+/** A server data dir at `dataDir` with one admin user; returns the user's bearer token. */
+export async function benchUserToken(dataDir: string): Promise<string> {
+  const db = openDatabase(dataDir);
+  try {
+    await addUser(db, "bench", randomPasswordForTests(), "admin");
+    return createToken(db, "bench");
+  } finally {
+    db.close();
+  }
+}
+
+/** Request → last body byte, ms; a non-2xx answer throws. */
+export async function timed(url: string, token: string): Promise<number> {
   const t = performance.now();
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   await res.arrayBuffer();
@@ -108,10 +121,7 @@ export async function benchHttp(o: {
 }): Promise<HttpFigures> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-bench-http-"));
   const dataDir = path.join(work, "data");
-  const db = openDatabase(dataDir);
-  await addUser(db, "bench", randomPasswordForTests(), "admin");
-  const token = createToken(db, "bench");
-  db.close();
+  const token = await benchUserToken(dataDir);
   const port = await freePort();
   const env = serverEnvVars({ dataDir, runsRoots: [o.runsRoot] });
   const out: HttpFigures = { cold: {}, warm: {}, rssMb: [] };

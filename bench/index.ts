@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-load] [--only-load] [--json FILE]`
+ * `npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-load] [--only-load] [--skip-scale] [--only-scale] [--json FILE]`
  *
  * Read-side and collector performance against targets derived from the Python
  * dashboard's figures (docs/bench.md). Prints one table: median of N runs, the target
@@ -17,7 +17,7 @@ import { openMetricStore } from "@/lib/store/telemetry";
 import { fail, parseCli, resolveDataDir } from "@/cli/common";
 import { benchBrowser, type PanFigures } from "./browser";
 import { benchCompare } from "./compare";
-import { ensureBenchData, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
+import { ensureBenchData, ensureScaleRun, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
 import { measureCollector } from "@/bench/collector-rss";
 import { buildIsStale, removeBuild } from "@/cli/build-freshness";
 import { buildIfNeeded } from "@/cli/server-process";
@@ -29,6 +29,7 @@ import { benchLoad, percentile } from "./load";
 import { ensureOverlayRuns, OVERLAY_METRICS, OVERLAY_RUNS, OVERLAY_STEPS } from "./overlay-data";
 import { ensureWideRun, WIDE_CATEGORY, WIDE_METRICS, WIDE_RUN, WIDE_STEPS } from "./metrics-200";
 import { QUERIES, type ProbeTask, type QueryName } from "./probe";
+import { benchScaleDay, SCALE_DAY, SCALE_TARGETS } from "./scale-day";
 import { median } from "./stats";
 
 const APP_ROOT = path.resolve(import.meta.dirname, "..");
@@ -125,11 +126,13 @@ async function main(): Promise<void> {
     "skip-http": { type: "boolean", default: false },
     "skip-export": { type: "boolean", default: false },
     "only-http": { type: "boolean", default: false },
+    "skip-scale": { type: "boolean", default: false },
+    "only-scale": { type: "boolean", default: false },
     json: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
-    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-browser] [--only-browser] [--skip-load] [--only-load] [--skip-http] [--only-http] [--skip-export] [--json FILE]\n");
+    process.stdout.write("usage: npm run bench -- [--data-dir ./data] [--repeat 5] [--regen] [--skip-ingest] [--skip-browser] [--only-browser] [--skip-load] [--only-load] [--skip-http] [--only-http] [--skip-export] [--skip-scale] [--only-scale] [--json FILE]\n");
     return;
   }
   const repeat = Math.max(1, Math.min(20, Number(values.repeat) || 5));
@@ -146,6 +149,8 @@ async function main(): Promise<void> {
   log(`run: ${lanes} lanes, ${((range[1] - range[0]) / 3600).toFixed(1)} h; window [t1 − 4 h, t1]; N = ${repeat}`);
   if (values["only-load"]) {
     await loadRows(data, dataDir, t0, t1);
+  } else if (values["only-scale"]) {
+    await scaleRows(dataDir, repeat);
   } else if (values["only-http"]) {
     await httpRows(data, t0, t1, repeat);
   } else {
@@ -156,6 +161,7 @@ async function main(): Promise<void> {
     if (!values["only-browser"] && !values["skip-load"]) await loadRows(data, dataDir, t0, t1);
     if (!values["only-browser"] && !values["skip-http"]) await httpRows(data, t0, t1, repeat);
     if (!values["skip-browser"]) await browserRows(data, repeat);
+    if (!values["only-browser"] && !values["skip-scale"]) await scaleRows(dataDir, repeat);
   }
 
   print();
@@ -345,6 +351,31 @@ async function httpRows(data: BenchData, t0: number, t1: number, repeat: number)
   }
   add("served, warm", `server RSS after the probe (py 666 MB)${range(h.rssMb)}`, median(h.rssMb), "MB", 330);
   log("http done");
+}
+
+/** The 1024-GPU day (bench/scale-day.ts): generated once (~15 GB), then served figures. */
+async function scaleRows(dataDir: string, repeat: number): Promise<void> {
+  const { nodes, hours } = SCALE_DAY;
+  const s = await ensureScaleRun(dataDir, nodes, hours, log);
+  const store = openMetricStore(s.runDir, { follow: false });
+  const span = (await store.timeRange())!;
+  if (buildIsStale()) removeBuild();
+  await buildIfNeeded(log);
+  const f = await benchScaleDay({ runsRoot: s.root, runName: path.basename(s.runDir), range: span, rounds: Math.min(repeat, 3), log });
+  const T = SCALE_TARGETS;
+  const S = `scale: ${nodes * 8} GPUs × ${hours} h (${fmt((nodes * 8 * (span[1] - span[0])) / 1e6, 0)} M gpu_util rows, ${nodes} engines, ${fmt(s.bytes / 2 ** 30, 1)} GiB), first request after a server start`;
+  add(S, `run open: meta + topology + run list${range(f.open)}`, median(f.open), "ms", T.openMs);
+  add(S, `fleet overview, newest 4 h${range(f.fleetNew)}`, median(f.fleetNew), "ms", T.viewCachedMs);
+  add(S, `fleet overview, oldest 4 h${range(f.fleetOld)}`, median(f.fleetOld), "ms", T.viewCachedMs);
+  add(S, `util heatmap, newest 4 h${range(f.heatNew)}`, median(f.heatNew), "ms", T.viewCachedMs);
+  add(S, `util heatmap, oldest 4 h${range(f.heatOld)}`, median(f.heatOld), "ms", T.viewCachedMs);
+  add(S, `fleet overview, newest 4 h, no binary cache${range(f.fleetNoCache)}`, median(f.fleetNoCache), "ms", T.viewUncachedMs);
+  add(S, `util heatmap, newest 4 h, no binary cache${range(f.heatNoCache)}`, median(f.heatNoCache), "ms", T.viewUncachedMs);
+  add(S, `advisory, newest 4 h${range(f.advisory)}`, median(f.advisory), "ms", T.advisoryMs);
+  add(S, `server RSS, peak while panning the fleet view across the day (${f.panWindows} windows)`, f.panRssMb, "MB", T.panRssMb);
+  add(S, "  same, the first pan (it fills the binary cache)", f.panRssFillMb, "MB", T.panRssMb);
+  add(S, `  each pan step's fleet request${range(f.panMs)}`, median(f.panMs), "ms", null);
+  log("scale done");
 }
 
 /** The long frames in which the page did no work (bench/browser.ts), for the note rows. */

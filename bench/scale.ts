@@ -17,36 +17,11 @@ import { fail, parseCli } from "@/cli/common";
 import { buildIfNeeded } from "@/cli/server-process";
 import { buildIsStale, removeBuild } from "@/cli/build-freshness";
 import { openMetricStore } from "@/lib/store/telemetry";
-import { BENCH_DATA_VERSION, dirBytes, writeBenchFleet } from "./data";
+import { ensureScaleRun } from "./data";
 import { benchHttp, httpQueries } from "./http";
 import { median } from "./stats";
 
 const log = (s: string) => process.stderr.write(`scale: ${s}\n`);
-
-
-
-async function ensureScaleRun(dataDir: string, nodes: number, hours: number): Promise<{ root: string; runDir: string; genS: number | null; bytes: number }> {
-  const name = `${nodes * 8}g-${hours}h`;
-  const root = path.join(dataDir, "bench-scale", name);
-  const runDir = path.join(root, name);
-  const stampFile = path.join(root, "stamp.json");
-  const version = `${BENCH_DATA_VERSION}.scale2`;
-  try {
-    const st = JSON.parse(fs.readFileSync(stampFile, "utf8")) as { version: string; genS: number; bytes: number };
-    if (st.version === version) return { root, runDir, genS: st.genS, bytes: st.bytes };
-  } catch {
-    /* not generated yet */
-  }
-  fs.rmSync(root, { recursive: true, force: true });
-  fs.mkdirSync(root, { recursive: true });
-  const t = performance.now();
-  await writeBenchFleet(runDir, { name, hours, nodes, stream: true }, log);
-  const genS = (performance.now() - t) / 1000;
-  const bytes = dirBytes(runDir);
-  fs.writeFileSync(stampFile, JSON.stringify({ version, genS, bytes }));
-  log(`  ${name}: written in ${genS.toFixed(0)} s, ${(bytes / 1048576).toFixed(0)} MB`);
-  return { root, runDir, genS, bytes };
-}
 
 async function main(): Promise<void> {
   const { values } = parseCli(process.argv.slice(2), {
@@ -60,7 +35,7 @@ async function main(): Promise<void> {
   const nodes = Number(values.nodes);
   const hours = Number(values.hours);
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 128 || !(hours > 0 && hours <= 48)) throw new Error("--nodes 1..128, --hours (0, 48]");
-  const s = await ensureScaleRun(path.resolve(values["data-dir"]), nodes, hours);
+  const s = await ensureScaleRun(path.resolve(values["data-dir"]), nodes, hours, log);
   if (values["gen-only"]) return;
   const store = openMetricStore(s.runDir, { follow: false });
   const range = await store.timeRange();
