@@ -104,6 +104,60 @@ describe("phase lanes from the whole-source index", () => {
   });
 });
 
+describe("phase lanes of a large source, window by window", () => {
+  it("read only the partitions a window needs and answer like the whole source, with the plan kept across a restart", async () => {
+    const b = phaseRun(11);
+    const cacheDir = makeTmpDir();
+    dirs.push(cacheDir);
+    // phaseIndexMaxRows 0: every source counts as large (a 1024-GPU day has 8 M rows)
+    const large = (cache: string) => openMetricStore(b.runDir, { follow: false, statIntervalMs: 0, cacheDir: cache, phaseIndexMaxRows: 0 });
+    const first = large(cacheDir);
+    const r = rng(5);
+    const windows: [number | null, number | null][] = [[null, null], [T0 + 4.5 * H, T0 + 5.5 * H], [T0 + 40, T0 + 60], [NaN, T0 + H]];
+    for (let i = 0; i < 10; i++) {
+      const a = T0 + r() * 5.5 * H;
+      windows.push([a, a + r() * 3 * H]);
+    }
+    const lanes = await first.laneIndex();
+    const answers = async (store: MetricStore) => {
+      const out: unknown[] = [];
+      for (const [w0, w1] of windows)
+        for (const grammar of [null, "node:10.0.0.1"]) {
+          const sel = grammar ? resolveLanes(grammar, lanes) : null;
+          out.push(await phasesByLane(store, w0, w1, sel));
+          out.push(await phasesByLane(store, w0, w1, sel)); // asked again: no index either
+        }
+      return out;
+    };
+    const expected: unknown[] = [];
+    for (const [w0, w1] of windows)
+      for (const grammar of [null, "node:10.0.0.1"]) {
+        const sel = grammar ? resolveLanes(grammar, lanes) : null;
+        const fresh = await phasesByLane(open(b), w0, w1, sel);
+        expected.push(fresh, fresh);
+      }
+    expect(await answers(first)).toEqual(expected);
+    await flushBinaryCache();
+    expect(fs.readdirSync(`${cacheDir}/derived`).some((f) => f.startsWith("phases.plan."))).toBe(true);
+
+    // A restarted server: the kept plan picks the partitions; a late window leaves the early
+    // hours unread unless they hold an OPEN marker that never closed.
+    const restarted = large(cacheDir);
+    await phasesByLane(restarted, T0 + 4.5 * H, T0 + 5 * H, null);
+    const files = await restarted.phases.files();
+    // (this run's hours 1–3 have no OPEN marker left unclosed; hours 0 and 4 do)
+    expect(files.map((f) => f.block !== null)).toEqual([true, false, false, false, true, true]);
+    expect(await answers(large(cacheDir))).toEqual(expected);
+
+    // A rewritten partition is a new file set: the kept plan no longer applies.
+    const heat = await heatmap(open(b), "phase", T0, T0 + 6 * H, 300, null);
+    b.phases(phase("rollout", T0 + 5.2 * H, T0 + 5.3 * H, { node: "10.0.0.9", gpus: [], rank: -1, role: "rollout_manager" }));
+    const after = await heatmap(open(b), "phase", T0, T0 + 6 * H, 300, null);
+    expect(after.values).not.toEqual(heat.values);
+    expect(await heatmap(large(cacheDir), "phase", T0, T0 + 6 * H, 300, null)).toEqual(after);
+  });
+});
+
 // ---------------------------------------------------------------------------------------
 
 /** The reference: one pass over every raw row of the metric in the window. */

@@ -4,7 +4,7 @@
  * synthetic `initialize` band from `meta.start_ts`.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { cmpStr, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
+import { cmpStr, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
@@ -31,15 +31,87 @@ export interface PhaseSource {
  * memoised per file set (keys + sizes).
  */
 export async function phaseSource(store: MetricStore, t1: number | null): Promise<PhaseSource> {
-  const files = (await store.phases.files()).filter(
-    (f) => f.hourStart === null || t1 === null || f.hourStart <= t1 + MAX_WINDOW_S,
-  );
+  const files = await sourceFiles(store, t1);
   const version = files.map((f) => `${f.key}:${f.size}`).join(",");
   const last = files[files.length - 1]?.key ?? "";
   return store.memo(`phases:source:${last}`, version, async () => {
     const blocks = await store.phases.read(files);
     return { blocks, unmatched: unmatchedOpen(blocks) };
   });
+}
+
+/**
+ * What a window needs to know of a phase source without reading it: per partition its t0
+ * range (`minT`, `maxT` as `PhaseBlock` has them) and its OPEN markers that have no closed
+ * twin anywhere in the source, plus the source's row count. Kept across restarts for a run
+ * that is not followed (MetricStore.keptMemo), so a restarted server does not read every
+ * partition of a long run to answer a 4 h window.
+ */
+interface PhasePlan {
+  keys: string[];
+  minT: number[];
+  maxT: number[];
+  unmatched: number[][];
+  rows: number;
+}
+
+/** JSON has no ±Infinity or NaN: an empty block's bounds are kept as strings. */
+const planCodec = {
+  toJson: (p: PhasePlan) => ({ ...p, minT: p.minT.map(keepNum), maxT: p.maxT.map(keepNum) }),
+  fromJson: (j: unknown): PhasePlan | null => {
+    const p = j as Partial<Record<keyof PhasePlan, unknown>> | null;
+    if (!p || !Array.isArray(p.keys) || !Array.isArray(p.minT) || !Array.isArray(p.maxT) || !Array.isArray(p.unmatched) || typeof p.rows !== "number") return null;
+    return { keys: p.keys as string[], minT: p.minT.map(Number), maxT: p.maxT.map(Number), unmatched: p.unmatched as number[][], rows: p.rows };
+  },
+};
+const keepNum = (x: number) => (Number.isFinite(x) ? x : String(x));
+
+async function phasePlan(store: MetricStore, t1: number | null): Promise<{ plan: PhasePlan; files: Awaited<ReturnType<typeof sourceFiles>> }> {
+  const files = await sourceFiles(store, t1);
+  const last = files[files.length - 1]?.key ?? "";
+  const plan = await store.keptMemo(
+    `phases.plan.${last}`,
+    filesStamp(files),
+    async () => {
+      const { blocks, unmatched } = await phaseSource(store, t1);
+      let rows = 0;
+      for (const b of blocks) rows += b.n;
+      return {
+        keys: files.map((f) => f.key),
+        minT: blocks.map((b) => b.minT),
+        maxT: blocks.map((b) => b.maxT),
+        unmatched: unmatched.map((u) => [...u]),
+        rows,
+      };
+    },
+    planCodec,
+  );
+  return { plan, files };
+}
+
+/**
+ * The part of a large source (above PHASE_INDEX_MAX_ROWS rows) that a window [t0, t1]
+ * reads: the partitions that can hold an interval of the window — by the same tests the
+ * windowed pass applies to each block — and those with unresolved OPEN markers. Null for a
+ * smaller source (the whole source and its index answer it), or when the plan no longer
+ * matches the files.
+ */
+async function windowSource(store: MetricStore, t0: number | null, t1: number | null): Promise<PhaseSource | null> {
+  const { plan, files } = await phasePlan(store, t1);
+  if (plan.rows <= (store.phaseIndexMaxRows ?? PHASE_INDEX_MAX_ROWS) || plan.keys.length !== files.length) return null;
+  const pick: number[] = [];
+  for (let k = 0; k < files.length; k++) {
+    if (files[k]!.key !== plan.keys[k]) return null;
+    if (t1 !== null && plan.minT[k]! >= t1) continue;
+    if (t0 !== null && plan.maxT[k]! <= t0 && plan.unmatched[k]!.length === 0) continue;
+    pick.push(k);
+  }
+  const blocks = await store.phases.read(pick.map((k) => files[k]!));
+  return { blocks, unmatched: pick.map((k) => new Set(plan.unmatched[k])) };
+}
+
+function sourceFiles(store: MetricStore, t1: number | null) {
+  return store.phases.files().then((all) => all.filter((f) => f.hourStart === null || t1 === null || f.hourStart <= t1 + MAX_WINDOW_S));
 }
 
 /**
@@ -109,23 +181,70 @@ export interface LaneIntervals {
   role: Uint32Array;
 }
 
+/**
+ * One lane's intervals as they are found, in typed columns that double when full (a 4 h
+ * window of a 1024-GPU run has ~680 k intervals: number[] pushes and their copies were
+ * most of the pass's garbage).
+ */
 class LaneAcc {
-  t0: number[] = [];
-  t1: number[] = [];
-  name: number[] = [];
-  rank: number[] = [];
-  role: number[] = [];
+  n = 0;
+  t0 = new Float64Array(16);
+  t1 = new Float64Array(16);
+  name = new Uint32Array(16);
+  rank = new Float64Array(16);
+  role = new Uint32Array(16);
   constructor(
     readonly node: string,
     readonly gpu: number,
   ) {}
   push(t0: number, t1: number, name: number, rank: number, role: number): void {
-    this.t0.push(t0);
-    this.t1.push(t1);
-    this.name.push(name);
-    this.rank.push(rank);
-    this.role.push(role);
+    if (this.n === this.t0.length) this.grow();
+    const i = this.n++;
+    this.t0[i] = t0;
+    this.t1[i] = t1;
+    this.name[i] = name;
+    this.rank[i] = rank;
+    this.role[i] = role;
   }
+  private grow(): void {
+    const c = this.t0.length * 2;
+    const f = (a: Float64Array) => {
+      const b = new Float64Array(c);
+      b.set(a);
+      return b;
+    };
+    const u = (a: Uint32Array) => {
+      const b = new Uint32Array(c);
+      b.set(a);
+      return b;
+    };
+    this.t0 = f(this.t0);
+    this.t1 = f(this.t1);
+    this.name = u(this.name);
+    this.rank = f(this.rank);
+    this.role = u(this.role);
+  }
+}
+
+/**
+ * Positions of `t0[0..n)` in ascending order, stable — what sorting the records by
+ * `(a, b) => a.t0 - b.t0` gives. A lane is nearly sorted (an outer phase is logged after
+ * the inner ones it encloses), so an insertion sort costs about n; a NaN stamp makes the
+ * comparator inconsistent, and then the array sort itself decides, as it always did.
+ */
+function stableOrder(t0: Float64Array, n: number): ArrayLike<number> {
+  for (let i = 0; i < n; i++) if (Number.isNaN(t0[i]!)) return Array.from({ length: n }, (_, k) => k).sort((i, j) => t0[i]! - t0[j]!);
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const key = t0[i]!;
+    let j = i;
+    while (j > 0 && t0[idx[j - 1]!]! > key) {
+      idx[j] = idx[j - 1]!;
+      j--;
+    }
+    idx[j] = i;
+  }
+  return idx;
 }
 
 /** `phases_by_lane` as objects (docs/api.md 8.4), sorted by (node, gpu, t0). */
@@ -158,12 +277,13 @@ export async function laneIntervals(
   t1: number | null,
   selection: LaneSet | null,
 ): Promise<LaneIntervals[]> {
-  const [source, range, windows, lanes] = await Promise.all([
-    phaseSource(store, t1),
+  const [windowed, range, windows, lanes] = await Promise.all([
+    windowSource(store, t0, t1),
     store.timeRange(),
     topologyWindows(store),
     store.laneIndex(),
   ]);
+  const source = windowed ?? (await phaseSource(store, t1));
   const { blocks, unmatched } = source;
   const edge = range ? range[1] : 0;
   const strings = store.dicts.phaseStrings;
@@ -175,10 +295,8 @@ export async function laneIntervals(
   // unless the source is too large to index at once (see PHASE_INDEX_MAX_ROWS).
   const winSig = windows.map((w) => `${w.t0}:${w.t1}:${w.engines.length}`).join(",");
   const entry = indexCache.get(source);
-  let rows = 0;
-  for (const b of blocks) rows += b.n;
-  if (rows > PHASE_INDEX_MAX_ROWS) {
-    /* windowed pass below */
+  if (windowed) {
+    /* a large source: the windowed pass below */
   } else if (entry && entry.edge === edge && entry.lanes === lanes && entry.winSig === winSig) {
     entry.index ??= buildIndex(source, edge, windows, covered, str, rolloutManager);
     if (entry.index.ok) return await sliceIndex(store, entry.index, t0, t1, selection);
@@ -248,36 +366,36 @@ export async function laneIntervals(
     const derived = strings.id("derived");
     for (const a of accs.values()) {
       let first = Infinity;
-      for (const x of a.t0) if (x < first) first = x;
+      for (let i = 0; i < a.n; i++) if (a.t0[i]! < first) first = a.t0[i]!;
       if (first > start && (t1 === null || start < t1) && (t0 === null || first > t0)) a.push(start, first, initialize, -1, derived);
     }
   }
 
-  const ordered = [...accs.values()].filter((a) => a.t0.length > 0).sort((a, b) => cmpStr(a.node, b.node) || a.gpu - b.gpu);
+  const ordered = [...accs.values()].filter((a) => a.n > 0).sort((a, b) => cmpStr(a.node, b.node) || a.gpu - b.gpu);
   return ordered.map((a) => {
-    const n = a.t0.length;
+    const n = a.n;
     const out: LaneIntervals = {
       node: a.node,
       gpu: a.gpu,
       n,
-      t0: Float64Array.from(a.t0),
-      t1: Float64Array.from(a.t1),
-      name: Uint32Array.from(a.name),
-      rank: Float64Array.from(a.rank),
-      role: Uint32Array.from(a.role),
+      t0: a.t0.slice(0, n),
+      t1: a.t1.slice(0, n),
+      name: a.name.slice(0, n),
+      rank: a.rank.slice(0, n),
+      role: a.role.slice(0, n),
     };
     let sorted = true;
     for (let i = 1; i < n && sorted; i++) if (!(a.t0[i - 1]! <= a.t0[i]!)) sorted = false;
     if (!sorted) {
-      // the same comparator on the same sequence as sorting the records themselves
-      const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => a.t0[i]! - a.t0[j]!);
-      order.forEach((i, k) => {
+      const order = stableOrder(a.t0, n);
+      for (let k = 0; k < n; k++) {
+        const i = order[k]!;
         out.t0[k] = a.t0[i]!;
         out.t1[k] = a.t1[i]!;
         out.name[k] = a.name[i]!;
         out.rank[k] = a.rank[i]!;
         out.role[k] = a.role[i]!;
-      });
+      }
     }
     return out;
   });

@@ -237,6 +237,29 @@ export class BinaryCache {
     return path.join(this.dir, stream, `${key}.bin`);
   }
 
+  /**
+   * A JSON result derived from closed partitions (`<dir>/derived/<name>.json`), when one was
+   * kept for exactly `version` (the caller's stamp of the files it read); else undefined.
+   * Unreadable or foreign entries count as absent.
+   */
+  async readDerived(name: string, version: string): Promise<unknown> {
+    try {
+      const kept = JSON.parse(await fs.promises.readFile(this.derivedFile(name), "utf8")) as { v?: unknown; version?: unknown; value?: unknown };
+      return kept.v === VERSION && kept.version === version ? kept.value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Keep `value` (JSON) for `version`; written in the background like the columns. */
+  writeDerived(name: string, version: string, value: unknown): void {
+    schedule({ target: this.derivedFile(name), tmp: null, encode: () => Buffer.from(JSON.stringify({ v: VERSION, version, value })) });
+  }
+
+  private derivedFile(name: string): string {
+    return path.join(this.dir, "derived", `${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.json`);
+  }
+
   /** Adopt a cached block for `file` when a valid entry exists. */
   async load(stream: string, file: TailFile<never>): Promise<void> {
     if (stream === "engine_series") return this.loadEngine(file);

@@ -4,5 +4,6 @@ export * from "@/lib/store/telemetry/types";
 export { cmpStr, type EngineMetricColumns, type GpuBlock, type PhaseBlock, type TickColumns } from "@/lib/store/telemetry/blocks";
 export { blockParts, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type Part } from "@/lib/store/telemetry/engine-parts";
 export { forEachTickRun } from "@/lib/store/telemetry/scan";
+export { filesStamp } from "@/lib/store/telemetry/stream";
 // Per-request SGLang timing (docs/formats.md §4.14).
 export { listRequestSteps, readStepRequests } from "@/lib/store/telemetry/requests";

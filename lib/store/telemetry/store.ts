@@ -41,7 +41,7 @@ import {
 } from "@/lib/store/telemetry/blocks";
 import { BinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { EngineLineScanner, GpuLineScanner, ingestLines, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
-import { FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
+import { filesStamp, FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
 import type { BlockCodec, TailFile } from "@/lib/store/telemetry/tail-file";
 import {
   OPEN_T1,
@@ -65,6 +65,12 @@ export interface MetricStoreOptions {
   statIntervalMs?: number;
   /** Parsed partition files kept per stream (default 24, as the Python store). */
   maxBlocksPerStream?: number;
+  /**
+   * Phase sources with more rows than this are answered window by window, reading only the
+   * partitions a window needs, instead of through a whole-source index (default
+   * PHASE_INDEX_MAX_ROWS, lib/timeline/phases.ts).
+   */
+  phaseIndexMaxRows?: number;
 }
 
 export const FOLLOW_INTERVAL_MS = 2000;
@@ -111,12 +117,14 @@ export class MetricStore {
   private readonly statIntervalMs: number;
   private readonly memos = new Map<string, { version: string; value: Promise<unknown> }>();
   readonly cache: BinaryCache | null;
+  readonly phaseIndexMaxRows: number | undefined;
 
   constructor(runDir: string, opts: MetricStoreOptions) {
     this.runDir = runDir;
     this.fs = new RunFs(runDir);
     this.dir = path.join(runDir, "dashboard");
     this.follow = opts.follow;
+    this.phaseIndexMaxRows = opts.phaseIndexMaxRows;
     this.statIntervalMs = opts.statIntervalMs ?? FOLLOW_INTERVAL_MS;
     this.cache = opts.cacheDir ? new BinaryCache(opts.cacheDir, this.dicts) : null;
     const base: StreamOptions = {
@@ -300,9 +308,12 @@ export class MetricStore {
   async laneIndex(): Promise<readonly LaneInfo[]> {
     const cat = this.catalogLanes();
     if (cat) return cat;
-    await Promise.all([this.gpuUtil.files(), this.phases.files()]);
-    const version = `${this.gpuUtil.signature}|${this.phases.signature}|${await this.flatSignature()}`;
-    return this.memo("laneIndex:scan", version, () => this.scanLanes());
+    const [gpuFiles, phaseFiles] = await Promise.all([this.gpuUtil.files(), this.phases.files()]);
+    const flat = await this.flatSignature();
+    const topo = this.topologyFile.file;
+    // Kept across restarts (a scan reads every gpu_util and phase partition of the run).
+    const version = `${filesStamp(gpuFiles)}|${filesStamp(phaseFiles)}|${flat}|${topo.size}:${topo.ino}:${topo.mtimeMs}`;
+    return this.keptMemo("laneIndex.scan", version, () => this.scanLanes());
   }
 
   private async scanLanes(): Promise<LaneInfo[]> {
@@ -356,6 +367,28 @@ export class MetricStore {
    * Memoise a derived result under `key` until `version` changes. Concurrent callers
    * share one computation; a failed computation is forgotten so the next call retries.
    */
+  /**
+   * `memo`, and for a store whose partitions are all closed (it does not follow its run) and
+   * that has a cache dir, the result is also kept there as JSON: a restarted server reads it
+   * back instead of recomputing it from every partition (#20: the whole-run scans of a
+   * 1024-GPU day cost seconds). `version` must stamp every file the result depends on
+   * (`filesStamp`); `toJson`/`fromJson` convert the value when it is not plain JSON.
+   */
+  keptMemo<T>(key: string, version: string, compute: () => Promise<T>, codec?: { toJson: (v: T) => unknown; fromJson: (j: unknown) => T | null }): Promise<T> {
+    const cache = this.follow ? null : this.cache;
+    if (!cache) return this.memo(key, version, compute);
+    return this.memo(key, version, async () => {
+      const kept = await cache.readDerived(key, version);
+      if (kept !== undefined) {
+        const value = codec ? codec.fromJson(kept) : (kept as T);
+        if (value !== null) return value;
+      }
+      const value = await compute();
+      cache.writeDerived(key, version, codec ? codec.toJson(value) : value);
+      return value;
+    });
+  }
+
   memo<T>(key: string, version: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.memos.get(key);
     if (hit && hit.version === version) return hit.value as Promise<T>;

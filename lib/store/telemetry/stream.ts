@@ -53,6 +53,14 @@ export function statFile(fsys: RunFs | undefined, abs: string): Promise<FileStat
   return fs.promises.stat(abs).catch(() => null);
 }
 
+/**
+ * Identity of a file set for results kept across restarts (MetricStore.keptMemo): key,
+ * size, inode and mtime of each file, so a file rewritten in place is a new version.
+ */
+export function filesStamp(files: readonly { key: string; size: number; ino: number; mtimeMs: number }[]): string {
+  return files.map((f) => `${f.key}:${f.size}:${f.ino}:${f.mtimeMs}`).join(",");
+}
+
 const KEY_FILE = HOUR_FILE_RE;
 const EDGE_BYTES = 65536;
 
