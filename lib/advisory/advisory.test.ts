@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { computeAdvisories, getAdvisory, mfuSummary, type Advisory } from "@/lib/advisory";
 import { fmt, G, P0, P1 } from "@/lib/advisory/format";
 import { ApiError } from "@/lib/contracts/errors";
-import { openMetricStore, type MetricsRecord } from "@/lib/store/telemetry";
+import { openMetricStore, type MetricStore, type MetricsRecord } from "@/lib/store/telemetry";
+import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { phase, RunBuilder, type EngineRow } from "@/lib/store/telemetry/testing";
 import type { DumpSource, DumpTable } from "@/lib/timeline/dump-source";
 
@@ -130,6 +131,39 @@ describe("engine alarms", () => {
     const [a] = await advise(b);
     expect(a!.message).toContain("consistently high (97.0%)");
     expect(a!.message).toContain("throughput");
+  });
+});
+
+describe("whole-run scans kept across a restart", () => {
+  it("answers the stall and abort-storm rules from the data dir without reading the partitions again", async () => {
+    const H = 3600;
+    const b = run({ n_samples_per_prompt: 8 })
+      .phases(...[0, 100, 200].map((t) => phase("train_wait", t, t + 10)), phase("train_wait", 300, -1))
+      .engine(
+        eng(0, "sglang_num_requests_total", 0),
+        eng(H + 1000, "sglang_num_requests_total", 750),
+        eng(H + 4000, "sglang_num_requests_total", 2250),
+        eng(0, "sglang_num_aborted_requests_total", 0),
+        eng(H + 1000, "sglang_num_aborted_requests_total", 0),
+        eng(H + 4000, "sglang_num_aborted_requests_total", 900),
+      )
+      .gpu({ ts: 9000, node: "n1", gpu: 0, util: 0, mem_mb: 0, power_w: 0 });
+    const cacheDir = fs.mkdtempSync(`${b.runDir}-cache`);
+    dirs.push(cacheDir);
+    const withCache = () => openMetricStore(b.runDir, { follow: false, statIntervalMs: 0, cacheDir });
+    const ask = async (store: MetricStore) => computeAdvisories({ store, dumps: dumps(), t0: null, t1: null, mfu: null, lowMfu: 0.15 });
+    const expected = await advise(b);
+    expect(expected.map((a) => a.level)).toEqual(["critical", "warning"]);
+    expect(await ask(withCache())).toEqual(expected);
+    await flushBinaryCache();
+    const restarted = withCache();
+    expect(await ask(restarted)).toEqual(expected);
+    expect((await restarted.phases.files()).every((f) => f.block === null)).toBe(true);
+    // an engine file that changes is a new version: the counts are recomputed
+    b.engine(eng(H + 4100, "sglang_num_requests_total", 2350), eng(H + 4100, "sglang_num_aborted_requests_total", 1000));
+    const [, storm] = await ask(withCache());
+    expect(storm!.message).toContain("(1000/1600;");
+    expect(storm).toEqual((await advise(b))[1]);
   });
 });
 

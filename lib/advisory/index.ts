@@ -7,7 +7,8 @@
  */
 import { ApiError } from "@/lib/contracts/errors";
 import type { MetricStore } from "@/lib/store/telemetry";
-import { OPEN_T1 } from "@/lib/store/telemetry";
+import { filesStamp, OPEN_T1 } from "@/lib/store/telemetry";
+import { prometheusSourceFor } from "@/lib/prometheus/server";
 import { fmt, G, P0, P1, pyFixed, truthy } from "@/lib/advisory/format";
 import { getHost } from "@/lib/health/host";
 import type { DumpSource } from "@/lib/timeline/dump-source";
@@ -180,19 +181,52 @@ interface EngineFacts {
   tokenUsage: number | null;
 }
 
+interface AbortCounts {
+  total: number;
+  aborted: number;
+  runTotal: number;
+  runAborted: number;
+}
+
+/**
+ * Requests and client aborts over the last ABORT_WINDOW_S and over the run, from the
+ * whole-run counter series. That reads every engine partition of the run (seconds on a
+ * 1024-GPU day), so for collector files the counts are kept across restarts, versioned by
+ * the engine files (MetricStore.keptMemo); a Prometheus-backed run asks Prometheus each time.
+ */
+async function abortCounts(store: MetricStore): Promise<AbortCounts> {
+  const compute = async (): Promise<AbortCounts> => {
+    const [requests, aborts] = await Promise.all([
+      engineSeries(store, "sglang_num_requests_total", null, null, ENGINE_MAX_POINTS, false),
+      engineSeries(store, "sglang_num_aborted_requests_total", null, null, ENGINE_MAX_POINTS, false),
+    ]);
+    const edge = Math.max(lastTs(requests), lastTs(aborts));
+    return {
+      total: counterDelta(requests, edge - ABORT_WINDOW_S),
+      aborted: counterDelta(aborts, edge - ABORT_WINDOW_S),
+      runTotal: counterDelta(requests, -Infinity),
+      runAborted: counterDelta(aborts, -Infinity),
+    };
+  };
+  if (await prometheusSourceFor(store)) return compute();
+  // JSON has no NaN (a NaN counter value makes a delta NaN): kept as strings
+  const codec = {
+    toJson: (c: AbortCounts) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, String(v)])),
+    fromJson: (j: unknown): AbortCounts | null => {
+      const o = j as Record<keyof AbortCounts, unknown> | null;
+      if (!o || typeof o !== "object") return null;
+      const n = (x: unknown) => (typeof x === "string" ? Number(x) : NaN);
+      return { total: n(o.total), aborted: n(o.aborted), runTotal: n(o.runTotal), runAborted: n(o.runAborted) };
+    },
+  };
+  return store.keptMemo("advisory.aborts", filesStamp(await store.engine.files()), compute, codec);
+}
+
 async function engineAlarms(input: AdvisoryInput, args: Record<string, unknown>, facts: EngineFacts): Promise<Advisory[]> {
   const { store } = input;
   const out: Advisory[] = [];
-  const [requests, aborts] = await Promise.all([
-    engineSeries(store, "sglang_num_requests_total", null, null, ENGINE_MAX_POINTS, false),
-    engineSeries(store, "sglang_num_aborted_requests_total", null, null, ENGINE_MAX_POINTS, false),
-  ]);
-  const edge = Math.max(lastTs(requests), lastTs(aborts));
-  const total = counterDelta(requests, edge - ABORT_WINDOW_S);
-  const aborted = counterDelta(aborts, edge - ABORT_WINDOW_S);
+  const { total, aborted, runTotal, runAborted } = await abortCounts(store);
   if (total >= ABORT_MIN_REQUESTS && aborted / total > ABORT_RATIO_WARN) {
-    const runTotal = counterDelta(requests, -Infinity);
-    const runAborted = counterDelta(aborts, -Infinity);
     let message =
       `${P0(aborted / total)} of engine requests were aborted client-side in the last ${fmt(ABORT_WINDOW_S)} ` +
       `(${pyFixed(aborted, 0)}/${pyFixed(total, 0)}; ${P0(runAborted / runTotal)} over the run): ` +
@@ -378,10 +412,10 @@ export async function computeAdvisories(input: AdvisoryInput): Promise<Advisory[
   const range = await store.timeRange();
   const alarms: Advisory[] = [];
   if (range) {
-    const source = await phaseSource(store, null);
     const start = meta?.start_ts ?? -Infinity;
-    const version = `${store.phases.signature}|${range[1]}|${start}`;
-    alarms.push(...(await store.memo("advisory:stall", version, async () => stallAdvisories(source, range[1], start))));
+    // A whole-run scan of every phase partition: kept across restarts for a closed run.
+    const version = `${filesStamp(await store.phases.files())}|${range[1]}|${start}`;
+    alarms.push(...(await store.keptMemo("advisory.stall", version, async () => stallAdvisories(await phaseSource(store, null), range[1], start))));
   }
   let facts: EngineFacts | null = null;
   if (await store.engine.hasData()) {
