@@ -373,8 +373,18 @@ async function scaleRows(dataDir: string, repeat: number): Promise<void> {
   add(S, `util heatmap, newest 4 h, no binary cache${range(f.heatNoCache)}`, median(f.heatNoCache), "ms", T.viewUncachedMs);
   add(S, `advisory, newest 4 h${range(f.advisory)}`, median(f.advisory), "ms", T.advisoryMs);
   add(S, `server RSS, peak while panning the fleet view across the day (${f.panWindows} windows)`, f.panRssMb, "MB", T.panRssMb);
-  add(S, "  same, the first pan (it fills the binary cache)", f.panRssFillMb, "MB", T.panRssMb);
+  add(S, "  same, the first pan (it fills the binary cache of the other hours)", f.panRssFillMb, "MB", T.panRssMb);
   add(S, `  each pan step's fleet request${range(f.panMs)}`, median(f.panMs), "ms", null);
+  // The collector at that run's live rate (bench/ingest.ts, paced).
+  const rate = { gpus: nodes * 8, engines: nodes, seriesPerS: nodes * 30, phasesPerS: 100 };
+  const perS = rate.gpus + rate.seriesPerS + rate.phasesPerS;
+  const seconds = 20;
+  const ing = await benchIngest({ seconds, clients: 1, maxBatches: seconds, live: rate });
+  const C = `scale: the collector at the ${nodes * 8}-GPU day's live rate (${fmt(perS, 0)} records/s: ${rate.gpus} GPU samples, ${rate.engines} engines × 30 series, ${rate.phasesPerS} phase events; ${seconds} s)`;
+  add(C, `records written of ${fmt(ing.accepted, 0)} accepted (${ing.rejectedBatches} batches refused, ${ing.dropped} dropped)`, Object.values(ing.written).reduce((a, b) => a + b, 0), "", ing.accepted, "ge");
+  add(C, "last record written, after the last second's post", Math.max(0, ing.seconds - (seconds - 1)), "s", 2, "le", 2);
+  add(C, "collector CPU", ing.cores, "cores", 0.5, "le", 2);
+  add(C, "collector peak RSS", Math.max(ing.rssPeakMb, ing.hwmMb ?? 0), "MB", 150);
   log("scale done");
 }
 

@@ -79,7 +79,52 @@ function bodies(): { stream: string; body: string; n: number }[] {
   return out;
 }
 
-export async function benchIngest(opts: { seconds: number; clients: number; maxBatches: number }): Promise<IngestResult> {
+/**
+ * A live run's rate (issue #20's 1024-GPU day): every second, one sample per GPU (nodes of
+ * 8), `seriesPerS` engine rows spread over `engines` engines, and `phasesPerS` phase
+ * events, each stream posted as one batch per second, as the per-node agents would.
+ */
+export interface LiveRate {
+  gpus: number;
+  engines: number;
+  seriesPerS: number;
+  phasesPerS: number;
+}
+
+/** One second of a live run's records, stamped `ts`. */
+function liveSecond(rate: LiveRate, ts: number): { stream: string; body: string; n: number }[] {
+  const gpu = Array.from({ length: rate.gpus }, (_, i) => ({
+    ts: ts + (i >> 3) * 0.0001,
+    node: `10.${3 + (i >> 11)}.${(i >> 3) & 255}.1`,
+    gpu: i % 8,
+    util: (i * 37 + ts) % 101,
+    mem_mb: 61_000 + ((i * 13) % 900),
+    power_w: 300 + ((i * 7) % 400),
+  }));
+  const engine = Array.from({ length: rate.seriesPerS }, (_, i) => ({
+    ts: ts + 0.004,
+    addr: `http://127.0.0.1:${39_001 + (i % rate.engines)}`, // local: the collector scrapes addresses it sees
+    metric: `sglang_series_${Math.floor(i / rate.engines)}`,
+    labels: {},
+    value: ((i * 31 + ts) % 977) + 0.5,
+  }));
+  const phases = Array.from({ length: rate.phasesPerS }, (_, i) => ({
+    name: ["actor_train", "log_probs", "train_wait", "update_weights"][i % 4],
+    t0: ts - 3.25,
+    t1: ts,
+    node: `10.${3 + (i >> 11)}.${(i >> 3) & 255}.1`,
+    gpus: [i % 8],
+    rank: i,
+    role: "train",
+  }));
+  return [
+    { stream: "gpu", body: JSON.stringify({ records: gpu }), n: gpu.length },
+    { stream: "engine", body: JSON.stringify({ records: engine }), n: engine.length },
+    { stream: "phases", body: JSON.stringify({ records: phases }), n: phases.length },
+  ];
+}
+
+export async function benchIngest(opts: { seconds: number; clients: number; maxBatches: number; live?: LiveRate }): Promise<IngestResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-bench-ingest-"));
   const child = spawn(
     // The production path (`npm run collector`): the launcher builds/execs the bundle.
@@ -107,7 +152,7 @@ export async function benchIngest(opts: { seconds: number; clients: number; maxB
       }, 50);
     });
     const pid = child.pid!;
-    const payloads = bodies();
+    const payloads = opts.live ? [] : bodies();
     let rssPeak = 0;
     const sampler = setInterval(() => {
       rssPeak = Math.max(rssPeak, procMemMb(pid, "VmRSS") ?? 0);
@@ -118,16 +163,25 @@ export async function benchIngest(opts: { seconds: number; clients: number; maxB
     const cpu0 = procCpuS(pid);
     const t0 = performance.now();
     const endAt = t0 + opts.seconds * 1000;
+    const post = async (p: { stream: string; body: string; n: number }) => {
+      const res = await fetch(`${url}/v1/${p.stream}`, { method: "POST", body: p.body, headers: { "content-type": "application/json" } });
+      await res.arrayBuffer();
+      if (res.ok) accepted += p.n;
+      else rejectedBatches++;
+    };
     const worker = async () => {
-      while (performance.now() < endAt && next < opts.maxBatches) {
-        const p = payloads[next++ % payloads.length]!;
-        const res = await fetch(`${url}/v1/${p.stream}`, { method: "POST", body: p.body, headers: { "content-type": "application/json" } });
-        await res.arrayBuffer();
-        if (res.ok) accepted += p.n;
-        else rejectedBatches++;
+      while (performance.now() < endAt && next < opts.maxBatches) await post(payloads[next++ % payloads.length]!);
+    };
+    const live = async (rate: LiveRate) => {
+      // Paced: second k's batches go out at t0 + k s, stamped near the real clock.
+      const base = Math.floor(Date.now() / 1000);
+      for (let k = 0; k < opts.seconds && k < opts.maxBatches; k++) {
+        const wait = t0 + k * 1000 - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        await Promise.all(liveSecond(rate, base + k).map(post));
       }
     };
-    await Promise.all(Array.from({ length: opts.clients }, worker));
+    await (opts.live ? live(opts.live) : Promise.all(Array.from({ length: opts.clients }, worker)));
     // Sustained means written: wait until the collector reports every accepted record
     // as written (its own counters), bounded by 30 s.
     const drainDeadline = performance.now() + 30_000;

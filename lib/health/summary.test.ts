@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import type { GetRunStatusResponse, LogSignal } from "@/lib/contracts/health";
 import { lastLoggedStep } from "@/lib/health/lifecycle";
-import { summarize } from "@/lib/health/server";
+import { cachedRunHealth, refreshRunHealth, summarize } from "@/lib/health/server";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { RunWriter } from "@/lib/store/writer/run-writer";
 
@@ -59,5 +59,27 @@ describe("lastLoggedStep", () => {
     const none = openMetricStore(empty, { follow: false });
     expect(await lastLoggedStep(none, { listRolloutIds: async () => ({ train: [0, 1, 3] }) })).toBe(3);
     expect(await lastLoggedStep(none, noDumps)).toBeNull();
+  });
+});
+
+describe("refreshRunHealth", () => {
+  test("waits for judgments at most its budget; a slow one lands in the cache when it finishes", async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const judged = { state: "finished" as const, alarm: null, alarms: 0, last_step: 7 };
+    const judge = async (id: string) => {
+      if (id === "slow-run") await slow;
+      return judged;
+    };
+    const t = performance.now();
+    await refreshRunHealth([{ id: "fast-run", key: "1" }, { id: "slow-run", key: "1" }], 150, judge);
+    const waited = performance.now() - t;
+    expect(waited).toBeGreaterThanOrEqual(140);
+    expect(waited).toBeLessThan(1000);
+    expect(cachedRunHealth("fast-run")).toEqual(judged);
+    expect(cachedRunHealth("slow-run")).toBeNull();
+    release();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(cachedRunHealth("slow-run")).toEqual(judged);
   });
 });

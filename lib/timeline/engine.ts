@@ -11,7 +11,7 @@
  * (lib/prometheus; docs/api.md 8.6 "Source: Prometheus") — from Prometheus, folded there
  * in PromQL and returned one point per scrape; the derivations below are the same.
  */
-import { blockParts, cmpStr, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type EngineMetricColumns, type MetricStore, type Part } from "@/lib/store/telemetry";
+import { blockParts, cmpStr, ENGINE_MEAN_AGGREGATED_METRICS, filesStamp, partsOf, type EngineMetricColumns, type MetricStore, type Part } from "@/lib/store/telemetry";
 import { pickNumbers, strideIndices } from "@/lib/timeline/downsample";
 import { SGLANG_HISTORY_METRICS } from "@/lib/store/format";
 import type { PromRunSource } from "@/lib/prometheus/source";
@@ -68,13 +68,15 @@ const HIDDEN_SUFFIXES = ["_total", "_sum", "_count"];
 /** Raw metric names present anywhere in the engine stream. */
 async function rawMetricNames(store: MetricStore): Promise<Set<string>> {
   const files = await store.engine.files();
-  const version = store.engine.signature;
-  return store.memo("engine:names", version, async () => {
+  // Every engine partition of the run (without the binary cache, a 1024-GPU day's 8 GB of
+  // JSON): kept across restarts for a closed run, so /api/meta does not pay it again (#20).
+  const names = await store.keptMemo("engine.names", filesStamp(files), async () => {
     const blocks = await store.engine.read(files);
-    const names = new Set<string>();
-    for (const b of blocks) for (const id of b.metricIds()) names.add(store.dicts.metrics.values[id]!);
-    return names;
+    const seen = new Set<string>();
+    for (const b of blocks) for (const id of b.metricIds()) seen.add(store.dicts.metrics.values[id]!);
+    return [...seen];
   });
+  return new Set(names);
 }
 
 /** Catalog (docs/api.md 8.6): raw names minus cumulative ones, plus derivable names; sorted. */

@@ -34,10 +34,12 @@ export async function phaseSource(store: MetricStore, t1: number | null): Promis
   const files = await sourceFiles(store, t1);
   const version = files.map((f) => `${f.key}:${f.size}`).join(",");
   const last = files[files.length - 1]?.key ?? "";
-  return store.memo(`phases:source:${last}`, version, async () => {
-    const blocks = await store.phases.read(files);
-    return { blocks, unmatched: unmatchedOpen(blocks) };
-  });
+  return store.memo(`phases:source:${last}`, version, () => readSource(store, files));
+}
+
+async function readSource(store: MetricStore, files: Awaited<ReturnType<typeof sourceFiles>>): Promise<PhaseSource> {
+  const blocks = await store.phases.read(files);
+  return { blocks, unmatched: unmatchedOpen(blocks) };
 }
 
 /**
@@ -73,7 +75,8 @@ async function phasePlan(store: MetricStore, t1: number | null): Promise<{ plan:
     `phases.plan.${last}`,
     filesStamp(files),
     async () => {
-      const { blocks, unmatched } = await phaseSource(store, t1);
+      // Not through phaseSource's memo: that would hold every block of a large source.
+      const { blocks, unmatched } = await readSource(store, files);
       let rows = 0;
       for (const b of blocks) rows += b.n;
       return {

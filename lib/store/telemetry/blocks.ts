@@ -485,6 +485,13 @@ export class PhaseBlock {
   maxT = -Infinity;
   /** Indices of OPEN markers (t1 == -1), ascending. */
   open: number[] = [];
+  /** Bytes of the columns (for the stream's byte budget). */
+  byteLength(): number {
+    const cols = [this.t0, this.t1, this.rank, this.name, this.node, this.role, this.gpuOff, this.gpus];
+    let n = 8 * this.open.length;
+    for (const c of cols) n += c.byteLength;
+    return n;
+  }
   private rowsCache: PhaseEvent[] | null = null;
   private unmatchedCache: number[] | null = null;
 

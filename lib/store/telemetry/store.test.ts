@@ -123,6 +123,24 @@ describe("MetricStore loading", () => {
     expect(all.filter((f) => f.block !== null).map((f) => f.key)).toEqual([partitionKey(3700)]);
   });
 
+  it("keeps parsed partitions within the byte budget, newest used last to go, and re-reads the evicted", async () => {
+    const rows = (t: number) => Array.from({ length: 400 }, (_, i) => gpuRow(t + i));
+    const b = run().gpu(...rows(100), ...rows(3700), ...rows(7300));
+    const resident = async (store: ReturnType<typeof openMetricStore>) => (await store.gpuUtil.files()).filter((f) => f.block !== null).map((f) => f.key);
+    const unbounded = openMetricStore(b.runDir, { follow: false, statIntervalMs: 0 });
+    await gpuRows(unbounded, null, null);
+    expect(await resident(unbounded)).toHaveLength(3);
+    const one = (await unbounded.gpuUtil.window(null, null))[0]!.byteLength();
+    // room for two partitions: reading the three hours one after the other keeps the two used last
+    const store = openMetricStore(b.runDir, { follow: false, statIntervalMs: 0, maxBytesPerStream: 2 * one + 100 });
+    const all = await gpuRows(unbounded, null, null);
+    expect(all).toHaveLength(1200);
+    for (const h of [0, 1, 2]) expect(await gpuRows(store, h * 3600, h * 3600 + 3599)).toEqual(all.slice(h * 400, h * 400 + 400));
+    expect(await resident(store)).toEqual([partitionKey(3700), partitionKey(7300)]);
+    expect(await gpuRows(store, 0, 3599)).toEqual(all.slice(0, 400));
+    expect(await resident(store)).toEqual([partitionKey(100), partitionKey(7300)]);
+  });
+
   it("ignores partition files whose stem is not YYYYMMDD_HH", async () => {
     const b = run().gpu(gpuRow(100));
     b.raw("gpu_util/notes.jsonl", "garbage\n");

@@ -65,6 +65,8 @@ export interface MetricStoreOptions {
   statIntervalMs?: number;
   /** Parsed partition files kept per stream (default 24, as the Python store). */
   maxBlocksPerStream?: number;
+  /** Bytes of parsed gpu_util / phases / engine_series columns kept per stream (default PARTITION_CACHE_BYTES). */
+  maxBytesPerStream?: number;
   /**
    * Phase sources with more rows than this are answered window by window, reading only the
    * partitions a window needs, instead of through a whole-source index (default
@@ -75,6 +77,12 @@ export interface MetricStoreOptions {
 
 export const FOLLOW_INTERVAL_MS = 2000;
 export const PARTITION_CACHE_BLOCKS = 24;
+/**
+ * Per stream: a 4 h window of a 1024-GPU run needs ~190 MB of gpu_util columns resident at
+ * once; three streams at this bound keep a server that pans a 1024-GPU day under 1.5 GB (#20).
+ * Runs of up to a few hundred GPUs never reach it (64 GPUs: 3 MB per gpu_util hour).
+ */
+export const PARTITION_CACHE_BYTES = 320 * 2 ** 20;
 
 function recordCodec<R, B extends { add(r: R): void }>(
   create: () => B,
@@ -130,6 +138,7 @@ export class MetricStore {
     const base: StreamOptions = {
       statIntervalMs: this.statIntervalMs,
       maxBlocks: opts.maxBlocksPerStream ?? PARTITION_CACHE_BLOCKS,
+      maxBytes: opts.maxBytesPerStream ?? PARTITION_CACHE_BYTES,
       allClosed: !opts.follow,
       fsys: this.fs,
     };
@@ -154,6 +163,7 @@ export class MetricStore {
         create: () => new PhaseBlock(dicts.phaseStrings),
         ingest: (buf, s, e, off, block) => phaseScanner.ingest(buf, s, e, off, block),
         seal: (b) => b.trim(),
+        bytes: (b) => b.byteLength(),
       },
       cached("phases"),
     );
@@ -164,6 +174,7 @@ export class MetricStore {
         create: () => new GpuBlock(),
         ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
         seal: (b) => b.trim(),
+        bytes: (b) => b.byteLength(),
       },
       cached("gpu_util"),
     );
@@ -175,6 +186,7 @@ export class MetricStore {
         ingest: (buf, s, e, off, block) => engineScanner.ingest(buf, s, e, off, block),
         seal: (b) => b.trim(),
         beforeAppend: (b) => b.ensureAll(),
+        bytes: (b) => b.byteLength(),
       },
       cached("engine_series"),
     );

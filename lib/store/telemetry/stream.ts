@@ -5,8 +5,8 @@
  * then `{stream}/YYYYMMDD_HH.jsonl` in key order (other stems are ignored). The listing and
  * sizes are re-read at most every `statIntervalMs` (on query; no timers), so any hour file
  * may grow and is tailed the next time a window touches it. Parsed blocks are kept in an
- * LRU of `maxBlocks` files (an evicted file is re-parsed, or re-loaded from the binary
- * cache, next time).
+ * LRU of `maxBlocks` files and `maxBytes` bytes (an evicted file is re-parsed, or re-loaded
+ * from the binary cache, next time).
  *
  * FlatStream: one file (metrics / topology / data_buffer), parsed on first use; in follow
  * mode re-stat'ed and tailed at most every `statIntervalMs`, otherwise frozen after the
@@ -26,6 +26,12 @@ import { TailFile, type BlockCodec } from "@/lib/store/telemetry/tail-file";
 export interface StreamOptions {
   statIntervalMs: number;
   maxBlocks: number;
+  /**
+   * Bytes of parsed blocks kept resident (the codec's `bytes`): past it the least recently
+   * used are dropped too, down to the newest one. 24 hours of a 1024-GPU run's gpu_util
+   * are ~900 MB of columns: a count alone let a pan across the day take the server to 3.5 GB.
+   */
+  maxBytes?: number;
   /**
    * Treat every hour file as closed (a run that is not followed does not change under
    * us); otherwise only hours older than the newest are closed.
@@ -191,6 +197,17 @@ export class PartitionedStream<B> {
     if (i >= 0) this.lru.splice(i, 1);
     this.lru.push(f);
     while (this.lru.length > this.opts.maxBlocks) this.lru.shift()!.evict();
+    const { maxBytes } = this.opts;
+    const bytes = this.codec.bytes;
+    if (maxBytes === undefined || !bytes) return;
+    let total = 0;
+    for (const x of this.lru) if (x.block) total += bytes(x.block);
+    // The blocks of a query in flight stay usable: eviction only drops the stream's reference.
+    while (total > maxBytes && this.lru.length > 1) {
+      const old = this.lru.shift()!;
+      if (old.block) total -= bytes(old.block);
+      old.evict();
+    }
   }
 
   /**

@@ -62,6 +62,8 @@ export interface BlockCodec<B> {
   seal?(block: B): void;
   /** Called before new bytes are appended to a non-empty block (lazy blocks load fully). */
   beforeAppend?(block: B): Promise<void>;
+  /** Bytes the block holds (its columns), for a stream's byte budget (`StreamOptions.maxBytes`). */
+  bytes?(block: B): number;
 }
 
 export class TailFile<B> {
