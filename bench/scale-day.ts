@@ -84,10 +84,12 @@ export async function benchScaleDay(o: { runsRoot: string; runName: string; rang
     server = null;
   };
   /** The first request of `paths` (one after the other) after a fresh start, ms in all. */
-  const first = async (dataDir: string, token: string, paths: string[]) => {
+  const first = async (dataDir: string, token: string, paths: string[], settleMs = 0) => {
     const s = await boot(dataDir);
     let ms = 0;
     for (const p of paths) ms += await timed(s.url + p, token);
+    // let work the answers started in the background (cache writes, judgments) finish
+    if (settleMs) await new Promise((r) => setTimeout(r, settleMs));
     await stop();
     return ms;
   };
@@ -123,7 +125,7 @@ export async function benchScaleDay(o: { runsRoot: string; runName: string; rang
     const token = await benchUserToken(dataDir);
     // Uncounted: fill the data dir's caches for the measured queries, as a server that has
     // served them once has (the served rows' round 0 does the same, bench/http.ts).
-    await first(dataDir, token, [fleet(end), heat(end), fleet(oldest), heat(oldest), `/api/advisory?run=${run}&${win(end)}`]);
+    await first(dataDir, token, [`/api/meta?run=${run}`, "/api/runs", fleet(end), heat(end), fleet(oldest), heat(oldest), `/api/advisory?run=${run}&${win(end)}`], 10_000);
     out.panRssFillMb = await pan(dataDir, token, null);
     o.log(`scale day: the pan that fills the cache peaked at ${out.panRssFillMb.toFixed(0)} MB`);
     for (let r = 1; r <= o.rounds; r++) {
