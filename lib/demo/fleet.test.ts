@@ -63,7 +63,7 @@ describe("writeFleetRun stream", () => {
       // Arrival order of phase closings depends on the delay draws; the records do not.
       expect([...lines(dirs.streamed, stream)].sort()).toEqual([...whole].sort());
     }
-    const open = lines(dirs.streamed, "phases").filter((l) => JSON.parse(l).t1 === -1);
+    const open = lines(dirs.streamed, "phases").filter((l) => (JSON.parse(l) as { t1: number }).t1 === -1);
     expect(open.length).toBeGreaterThan(0);
   });
 

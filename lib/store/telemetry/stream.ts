@@ -198,8 +198,9 @@ export class PartitionedStream<B> {
     this.lru.push(f);
     while (this.lru.length > this.opts.maxBlocks) this.lru.shift()!.evict();
     const { maxBytes } = this.opts;
-    const bytes = this.codec.bytes;
-    if (maxBytes === undefined || !bytes) return;
+    const codec = this.codec;
+    if (maxBytes === undefined || !codec.bytes) return;
+    const bytes = (b: B) => codec.bytes!(b);
     let total = 0;
     for (const x of this.lru) if (x.block) total += bytes(x.block);
     // The blocks of a query in flight stay usable: eviction only drops the stream's reference.
