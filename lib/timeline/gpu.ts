@@ -48,6 +48,7 @@ export async function gpuSeries(
   const lo = t0 ?? -Infinity;
   const hi = t1 ?? Infinity;
   const live = blocks.filter((b) => b.rows > 0 && b.maxTs >= lo && b.minTs <= hi);
+  await Promise.all(live.map((b) => b.ensureMagnitudes()));
   // pass 1: rows per lane
   const counts = new Uint32Array(L);
   for (const b of live) {

@@ -107,6 +107,7 @@ export async function heatmap(
   // magnitude
   const field = metric as (typeof HEATMAP_MAGNITUDE_FIELDS)[number];
   const blocks = await store.gpuUtil.window(t0, t1);
+  if (field !== "util") await Promise.all(blocks.map((b) => b.ensureMagnitudes()));
   const d = store.dicts;
   const L = d.laneKeys.values.length;
   const rowOfKey = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
@@ -118,13 +119,13 @@ export async function heatmap(
   const pause = timeSlicer();
   for (const b of blocks) {
     await pause();
-    const f = b.flat();
-    if (!f) {
+    const f = b.flatUtil();
+    const col = field === "util" ? f?.util : field === "mem_mb" ? b.mem.flat : b.power.flat;
+    if (!f || !col) {
       slow.push(b);
       continue;
     }
     if (b.rows === 0 || b.maxTs < t0 || b.minTs > t1) continue;
-    const col = field === "util" ? f.util : field === "mem_mb" ? f.mem : f.power;
     cellMax(cell, rowOfId, f.gTs, f.gStart, f.lane, col, b.rows, b.groupRange(t0, t1), t0, t1, span, X);
   }
   forEachTickRun(slow, t0, t1, (b, ts, c, from, to) => {
@@ -315,7 +316,7 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
     const pause = timeSlicer();
     for (const b of blocks) {
       await pause();
-      const f = b.flat();
+      const f = b.flatUtil();
       if (!f) {
         slow.push(b);
         continue;

@@ -15,7 +15,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { type Dicts, EngineBlock, EngineMetricColumns, GpuBlock, PhaseBlock } from "@/lib/store/telemetry/blocks";
+import { type Dicts, EngineBlock, EngineMetricColumns, GpuBlock, type GpuMagnitudeSource, PhaseBlock } from "@/lib/store/telemetry/blocks";
 import type { Interner, TypedArray } from "@/lib/store/telemetry/columns";
 import { blockPartsSync } from "@/lib/store/telemetry/engine-parts";
 import type { TailFile } from "@/lib/store/telemetry/tail-file";
@@ -263,6 +263,7 @@ export class BinaryCache {
   /** Adopt a cached block for `file` when a valid entry exists. */
   async load(stream: string, file: TailFile<never>): Promise<void> {
     if (stream === "engine_series") return this.loadEngine(file);
+    if (stream === "gpu_util") return this.loadGpu(file);
     let buf: Buffer;
     try {
       buf = await fs.promises.readFile(this.file(stream, file.key));
@@ -274,7 +275,7 @@ export class BinaryCache {
       if (!d) return;
       const { header, arrays } = d;
       if (header.size !== file.size || header.mtimeMs !== file.mtimeMs || header.offset !== file.size) return;
-      const block = stream === "gpu_util" ? this.gpuFrom(header, arrays) : phasesFrom(this.dicts.phaseStrings, header, arrays);
+      const block = phasesFrom(this.dicts.phaseStrings, header, arrays);
       if (block) await file.withLock(async () => (file.block ? undefined : file.adopt(block as never, header.offset, header.corrupt)));
     } catch (err) {
       this.warn(err);
@@ -415,9 +416,57 @@ export class BinaryCache {
     return encode({ ...base, meta }, [b.gTs.toArray(), b.gStart.toArray(), mapped, b.util.toArray(), b.mem.toArray(), b.power.toArray()]);
   }
 
-  private gpuFrom(h: Header, a: TypedArray[]): GpuBlock | null {
-    const [gTs, gStart, lane, util, mem, power] = a;
-    if (!gTs || !gStart || !lane || !util || !mem || !power) return null;
+  /**
+   * gpu_util: ticks, lanes and util are read now; mem and power (sections 4–5, most of the
+   * bytes) when a query first asks for them (`GpuBlock.ensureMagnitudes`), through a fresh
+   * read of the header that must still describe the same source, else by parsing the
+   * partition again.
+   */
+  private async loadGpu(file: TailFile<never>): Promise<void> {
+    const target = this.file("gpu_util", file.key);
+    const expect = { size: file.size, mtimeMs: file.mtimeMs };
+    const valid = (h: Header) => h.size === expect.size && h.mtimeMs === expect.mtimeMs && h.offset === expect.size;
+    const sections = async (from: number, to: number) => {
+      const fh = await fs.promises.open(target, "r");
+      try {
+        const h = await readHead(fh);
+        if (!h || !valid(h.header) || h.header.sections.length !== 6) return null;
+        const a = await readSections(fh, h.header, h.offsets, from, to);
+        return a ? { header: h.header, a } : null;
+      } finally {
+        await fh.close();
+      }
+    };
+    let head: Awaited<ReturnType<typeof sections>>;
+    try {
+      head = await sections(0, 4);
+    } catch {
+      return;
+    }
+    try {
+      if (!head) return;
+      const block = this.gpuFrom(head.header, head.a, {
+        load: async () => {
+          try {
+            const r = await sections(4, 6);
+            return r ? { mem: r.a[0] as Int32Array, power: r.a[1] as Int16Array } : null;
+          } catch (err) {
+            // an entry removed since (a cleaned cache dir) is no surprise: parse the JSON
+            if ((err as NodeJS.ErrnoException).code !== "ENOENT") this.warn(err);
+            return null;
+          }
+        },
+        reparse: () => file.parseFresh(),
+      });
+      if (block) await file.withLock(async () => (file.block ? undefined : file.adopt(block as never, head.header.offset, head.header.corrupt)));
+    } catch (err) {
+      this.warn(err);
+    }
+  }
+
+  private gpuFrom(h: Header, a: TypedArray[], magnitudes: GpuMagnitudeSource): GpuBlock | null {
+    const [gTs, gStart, lane, util] = a;
+    if (!gTs || !gStart || !lane || !util) return null;
     const m = h.meta as { sorted: boolean; minTs: number | null; maxTs: number | null; lanes: [string, number][] };
     const lanes = m.lanes.map(([node, gpu]) => this.dicts.laneId(node, gpu));
     // Local ids usually equal the store's (same first-seen order): keep the view then.
@@ -427,7 +476,7 @@ export class BinaryCache {
       col = new Uint16Array(lane.length);
       for (let i = 0; i < lane.length; i++) col[i] = lanes[lane[i]!]!;
     }
-    return GpuBlock.restore({ gTs, gStart, lane: col, util, mem, power }, m.sorted === true, lanes, m.minTs ?? Infinity, m.maxTs ?? -Infinity);
+    return GpuBlock.restore({ gTs, gStart, lane: col, util }, m.sorted === true, lanes, m.minTs ?? Infinity, m.maxTs ?? -Infinity, magnitudes);
   }
 
   /** Per metric: raw columns plus the folded (engine-level) parts, 7 sections. */

@@ -171,12 +171,45 @@ export class TickColumns {
   }
 }
 
+/**
+ * Where a cache-backed block's mem and power columns come from until a query needs them:
+ * util, lanes and ticks are what every whole-fleet view reads, and for a 1024-GPU hour they
+ * are 12 of its 38 MB (#20).
+ */
+export interface GpuMagnitudeSource {
+  /** The two columns from the cache entry the block came from (null: it went away or changed). */
+  load(): Promise<{ mem: Int32Array; power: Int16Array } | null>;
+  /** The partition's consumed bytes parsed again (the same rows, in the same order). */
+  reparse(): Promise<GpuBlock>;
+}
+
 export class GpuBlock extends TickColumns {
   readonly lane = new Col(Uint16Array);
   readonly util = new Col(Uint8Array);
   readonly mem = new Col(Int32Array);
   readonly power = new Col(Int16Array);
   readonly lanes = new Set<number>();
+  private magnitudes: GpuMagnitudeSource | null = null;
+  private magnitudesLoading: Promise<void> | null = null;
+
+  /** Make mem and power resident (a no-op unless the block came from the binary cache). */
+  ensureMagnitudes(): Promise<void> {
+    const src = this.magnitudes;
+    if (!src) return Promise.resolve();
+    this.magnitudesLoading ??= (async () => {
+      let cols = await src.load();
+      if (!cols) {
+        const fresh = await src.reparse();
+        if (fresh.rows !== this.rows) throw new Error(`gpu_util partition changed under its cached columns (${fresh.rows} rows, ${this.rows} cached)`);
+        cols = { mem: fresh.mem.toArray(), power: fresh.power.toArray() };
+      }
+      if (cols.mem.length !== this.rows || cols.power.length !== this.rows) throw new Error("cached gpu_util columns of unequal length");
+      this.mem.load(cols.mem);
+      this.power.load(cols.power);
+      this.magnitudes = null;
+    })().finally(() => (this.magnitudesLoading = null));
+    return this.magnitudesLoading;
+  }
 
   appendStage(st: GpuStage): void {
     const n = st.n;
@@ -194,8 +227,16 @@ export class GpuBlock extends TickColumns {
     for (const c of [this.gTs, this.gStart, this.lane, this.util, this.mem, this.power]) (c as Col<never>).compact();
   }
 
-  /** All columns as contiguous arrays (a closed or cache-loaded block), else null. */
+  /** Ticks, lanes and util as contiguous arrays (a closed or cache-loaded block), else null. */
+  flatUtil(): { gTs: Float64Array; gStart: Uint32Array; lane: Uint16Array; util: Uint8Array } | null {
+    const { gTs, gStart, lane, util } = this;
+    if (!gTs.flat || !gStart.flat || !lane.flat || !util.flat) return null;
+    return { gTs: gTs.flat, gStart: gStart.flat, lane: lane.flat, util: util.flat };
+  }
+
+  /** All columns as contiguous arrays (a closed or cache-loaded block), else null; after `ensureMagnitudes()`. */
   flat(): { gTs: Float64Array; gStart: Uint32Array; lane: Uint16Array; util: Uint8Array; mem: Int32Array; power: Int16Array } | null {
+    if (this.magnitudes) throw new Error("GpuBlock.flat() before ensureMagnitudes()");
     const { gTs, gStart, lane, util, mem, power } = this;
     if (!gTs.flat || !gStart.flat || !lane.flat || !util.flat || !mem.flat || !power.flat) return null;
     return { gTs: gTs.flat, gStart: gStart.flat, lane: lane.flat, util: util.flat, mem: mem.flat, power: power.flat };
@@ -212,20 +253,25 @@ export class GpuBlock extends TickColumns {
     );
   }
 
+  /** A block from the binary cache: `mem`/`power` given, or loaded from `magnitudes` when first needed. */
   static restore(
-    cols: Record<"gTs" | "gStart" | "lane" | "util" | "mem" | "power", TypedArray>,
+    cols: Record<"gTs" | "gStart" | "lane" | "util", TypedArray> & Partial<Record<"mem" | "power", TypedArray>>,
     sorted: boolean,
     lanes: readonly number[],
     minTs: number,
     maxTs: number,
+    magnitudes: GpuMagnitudeSource | null = null,
   ): GpuBlock {
     const b = new GpuBlock();
     b.gTs.load(cols.gTs);
     b.gStart.load(cols.gStart);
     b.lane.load(cols.lane);
     b.util.load(cols.util);
-    b.mem.load(cols.mem);
-    b.power.load(cols.power);
+    if (cols.mem && cols.power) {
+      b.mem.load(cols.mem);
+      b.power.load(cols.power);
+    } else if (magnitudes) b.magnitudes = magnitudes;
+    else throw new Error("a cached gpu_util block needs its mem and power columns or a source for them");
     for (const l of lanes) b.lanes.add(l);
     b.restoreTicks(cols.lane.length, sorted, minTs, maxTs);
     return b;

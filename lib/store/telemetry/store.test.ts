@@ -4,6 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { hourStartOfKey, partitionKey } from "@/lib/store/format";
 import { makeTmpDir, phase, RunBuilder } from "@/lib/store/telemetry/testing";
+import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
+import { heatmap } from "@/lib/timeline/heatmap";
+import { gpuSeries } from "@/lib/timeline/gpu";
 
 const dirs: string[] = [];
 function run(): RunBuilder {
@@ -250,6 +253,41 @@ describe("binary cache of closed partitions", () => {
   async function waitFor(p: string): Promise<void> {
     for (let i = 0; i < 200 && !fs.existsSync(p); i++) await new Promise((r) => setTimeout(r, 10));
   }
+
+  it("reads a cached gpu_util hour's mem and power only when a query needs them, from the cache or the JSON", async () => {
+    const rows = Array.from({ length: 600 }, (_, i) => ({ ts: 100 + Math.floor(i / 4), node: `n${i % 2}`, gpu: i % 4, util: (i * 7) % 101, mem_mb: 1000 + i, power_w: 100 + (i % 300) }));
+    const b = run().gpu(...rows);
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const cached = () => openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    await cached().gpuUtil.window(null, null);
+    await flushBinaryCache();
+    const key = partitionKey(100);
+    expect(fs.existsSync(path.join(cacheDir, "gpu_util", `${key}.bin`))).toBe(true);
+    const fromJson = open(b);
+    const expected = {
+      util: await heatmap(fromJson, "util", 90, 300, 50, null),
+      mem: await heatmap(fromJson, "mem_mb", 90, 300, 50, null),
+      lanes: await gpuSeries(fromJson, 90, 300, 4000, null),
+    };
+    expect(Object.keys(expected.lanes)).toHaveLength(4);
+
+    const s = cached();
+    expect(await heatmap(s, "util", 90, 300, 50, null)).toEqual(expected.util);
+    const [blk] = await s.gpuUtil.window(null, null);
+    expect(blk!.util.length).toBe(600);
+    expect(blk!.mem.length).toBe(0); // a util view left them on disk
+    expect(() => blk!.flat()).toThrow(/ensureMagnitudes/);
+    expect(await heatmap(s, "mem_mb", 90, 300, 50, null)).toEqual(expected.mem);
+    expect(blk!.mem.length).toBe(600);
+    expect(await gpuSeries(s, 90, 300, 4000, null)).toEqual(expected.lanes);
+
+    // The cache entry went away after the block was adopted: the partition is parsed again.
+    const s2 = cached();
+    await heatmap(s2, "util", 90, 300, 50, null);
+    fs.rmSync(path.join(cacheDir, "gpu_util", `${key}.bin`));
+    expect(await gpuSeries(s2, 90, 300, 4000, null)).toEqual(expected.lanes);
+  });
 
   it("lets a second store read closed partitions from the cache, and ignores stale entries", async () => {
     const b = run()

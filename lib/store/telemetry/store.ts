@@ -174,6 +174,7 @@ export class MetricStore {
         create: () => new GpuBlock(),
         ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
         seal: (b) => b.trim(),
+        beforeAppend: (b) => b.ensureMagnitudes(),
         bytes: (b) => b.byteLength(),
       },
       cached("gpu_util"),
