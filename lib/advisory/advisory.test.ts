@@ -159,6 +159,7 @@ describe("whole-run scans kept across a restart", () => {
     const restarted = withCache();
     expect(await ask(restarted)).toEqual(expected);
     expect((await restarted.phases.files()).every((f) => f.block === null)).toBe(true);
+    expect((await restarted.engine.files()).every((f) => f.block === null)).toBe(true);
     // an engine file that changes is a new version: the counts are recomputed
     b.engine(eng(H + 4100, "sglang_num_requests_total", 2350), eng(H + 4100, "sglang_num_aborted_requests_total", 1000));
     const [, storm] = await ask(withCache());

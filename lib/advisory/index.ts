@@ -208,18 +208,19 @@ async function abortCounts(store: MetricStore): Promise<AbortCounts> {
       runAborted: counterDelta(aborts, -Infinity),
     };
   };
-  if (await prometheusSourceFor(store)) return compute();
-  // JSON has no NaN (a NaN counter value makes a delta NaN): kept as strings
-  const codec = {
-    toJson: (c: AbortCounts) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, String(v)])),
-    fromJson: (j: unknown): AbortCounts | null => {
-      const o = j as Record<keyof AbortCounts, unknown> | null;
-      if (!o || typeof o !== "object") return null;
-      const n = (x: unknown) => (typeof x === "string" ? Number(x) : NaN);
-      return { total: n(o.total), aborted: n(o.aborted), runTotal: n(o.runTotal), runAborted: n(o.runAborted) };
-    },
-  };
-  return store.keptMemo("advisory.aborts", filesStamp(await store.engine.files()), compute, codec);
+  return wholeRunFact(store, "aborts", null, null, compute);
+}
+
+/**
+ * A fact the advisory derives from the whole run's engine series (every engine partition:
+ * seconds on a 1024-GPU day). For a run read from the collector's files and asked without
+ * a window (the run list's judgment, the abort rule) it is kept across restarts, versioned
+ * by the engine files (MetricStore.keptMemo); windowed asks and Prometheus-backed runs
+ * compute it each time.
+ */
+async function wholeRunFact<T>(store: MetricStore, name: string, t0: number | null, t1: number | null, compute: () => Promise<T>): Promise<T> {
+  if (t0 !== null || t1 !== null || (await prometheusSourceFor(store))) return compute();
+  return store.keptMemo(`advisory.${name}`, filesStamp(await store.engine.files()), compute);
 }
 
 async function engineAlarms(input: AdvisoryInput, args: Record<string, unknown>, facts: EngineFacts): Promise<Advisory[]> {
@@ -331,14 +332,23 @@ function routingKnob(args: Record<string, unknown>): string {
   return `--router-policy (${G(policy)}) picks the rank.`;
 }
 
-function dpImbalance(series: readonly EngineSeries[], args: Record<string, unknown>): Advisory[] {
-  const byAddr = new Map<string, Map<string, number>>();
+/** Mean running requests per (engine, dp rank): `[addr, rank, mean]`, later parts of a pair win. */
+function dpMeans(series: readonly EngineSeries[]): [string, string, number][] {
+  const out: [string, string, number][] = [];
   for (const s of series) {
     const rank = s.labels.dp_rank;
     if (rank === undefined || s.value.length === 0) continue;
-    let m = byAddr.get(s.addr);
-    if (!m) byAddr.set(s.addr, (m = new Map<string, number>()));
-    m.set(rank, s.value.reduce((a, b) => a + b, 0) / s.value.length);
+    out.push([s.addr, rank, s.value.reduce((a, b) => a + b, 0) / s.value.length]);
+  }
+  return out;
+}
+
+function dpImbalance(means: readonly [string, string, number][], args: Record<string, unknown>): Advisory[] {
+  const byAddr = new Map<string, Map<string, number>>();
+  for (const [addr, rank, mean] of means) {
+    let m = byAddr.get(addr);
+    if (!m) byAddr.set(addr, (m = new Map<string, number>()));
+    m.set(rank, mean);
   }
   const out: Advisory[] = [];
   for (const addr of [...byAddr.keys()].sort()) {
@@ -386,7 +396,7 @@ async function tuningRules(input: AdvisoryInput, args: Record<string, unknown>, 
     });
   }
   if (!truthy(args.colocate)) {
-    const hit = meanOf(await engineSeries(store, "sglang_cache_hit_rate", t0, t1, ENGINE_MAX_POINTS, false));
+    const hit = await wholeRunFact(store, "cache-hit", t0, t1, async () => meanOf(await engineSeries(store, "sglang_cache_hit_rate", t0, t1, ENGINE_MAX_POINTS, false)));
     if (hit !== null && hit < LOW_CACHE_HIT_RATE) {
       const mf = args.sglang_mem_fraction_static;
       out.push({
@@ -399,7 +409,8 @@ async function tuningRules(input: AdvisoryInput, args: Record<string, unknown>, 
       });
     }
   }
-  out.push(...dpImbalance(await engineSeries(store, "sglang_num_running_reqs", t0, t1, ENGINE_MAX_POINTS, true), args));
+  const means = await wholeRunFact(store, "dp-means", t0, t1, async () => dpMeans(await engineSeries(store, "sglang_num_running_reqs", t0, t1, ENGINE_MAX_POINTS, true)));
+  out.push(...dpImbalance(means, args));
   return out;
 }
 
@@ -419,11 +430,13 @@ export async function computeAdvisories(input: AdvisoryInput): Promise<Advisory[
   }
   let facts: EngineFacts | null = null;
   if (await store.engine.hasData()) {
-    const [running, usage] = await Promise.all([
-      engineSeries(store, "sglang_num_running_reqs", t0, t1, ENGINE_MAX_POINTS, false),
-      engineSeries(store, "sglang_token_usage", t0, t1, ENGINE_MAX_POINTS, false),
-    ]);
-    facts = { peakRunning: peakOf(running), tokenUsage: meanOf(usage) };
+    facts = await wholeRunFact(store, "facts", t0, t1, async () => {
+      const [running, usage] = await Promise.all([
+        engineSeries(store, "sglang_num_running_reqs", t0, t1, ENGINE_MAX_POINTS, false),
+        engineSeries(store, "sglang_token_usage", t0, t1, ENGINE_MAX_POINTS, false),
+      ]);
+      return { peakRunning: peakOf(running), tokenUsage: meanOf(usage) };
+    });
     alarms.push(...(await engineAlarms(input, args, facts)));
   }
   alarms.push(...(await rolloutRules(dumps, args)));

@@ -226,6 +226,19 @@ export async function flushBinaryCache(): Promise<void> {
   }
 }
 
+/** Kept JSON carries NaN and ±Infinity as `{"$num": "NaN"}` (plain JSON would turn them into null). */
+function keepNumbers(_key: string, x: unknown): unknown {
+  return typeof x === "number" && !Number.isFinite(x) ? { $num: String(x) } : x;
+}
+
+function reviveNumbers(_key: string, x: unknown): unknown {
+  if (typeof x === "object" && x !== null && !Array.isArray(x)) {
+    const o = x as Record<string, unknown>;
+    if (typeof o.$num === "string" && Object.keys(o).length === 1) return Number(o.$num);
+  }
+  return x;
+}
+
 export class BinaryCache {
   private warned = false;
   constructor(
@@ -244,7 +257,7 @@ export class BinaryCache {
    */
   async readDerived(name: string, version: string): Promise<unknown> {
     try {
-      const kept = JSON.parse(await fs.promises.readFile(this.derivedFile(name), "utf8")) as { v?: unknown; version?: unknown; value?: unknown };
+      const kept = JSON.parse(await fs.promises.readFile(this.derivedFile(name), "utf8"), reviveNumbers) as { v?: unknown; version?: unknown; value?: unknown };
       return kept.v === VERSION && kept.version === version ? kept.value : undefined;
     } catch {
       return undefined;
@@ -253,7 +266,7 @@ export class BinaryCache {
 
   /** Keep `value` (JSON) for `version`; written in the background like the columns. */
   writeDerived(name: string, version: string, value: unknown): void {
-    schedule({ target: this.derivedFile(name), tmp: null, encode: () => Buffer.from(JSON.stringify({ v: VERSION, version, value })) });
+    schedule({ target: this.derivedFile(name), tmp: null, encode: () => Buffer.from(JSON.stringify({ v: VERSION, version, value }, keepNumbers)) });
   }
 
   private derivedFile(name: string): string {

@@ -289,6 +289,26 @@ describe("binary cache of closed partitions", () => {
     expect(await gpuSeries(s2, 90, 300, 4000, null)).toEqual(expected.lanes);
   });
 
+  it("keeps a result across restarts for the same file stamps only, NaN and infinities included", async () => {
+    const b = run().gpu(gpuRow(10));
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const store = (follow = false) => openMetricStore(b.runDir, { follow, cacheDir, statIntervalMs: 0 });
+    const value = { a: NaN, b: [Infinity, -Infinity, 1.5], c: null, d: "x" };
+    let computed = 0;
+    const compute = async () => (computed++, value);
+    expect(await store().keptMemo("k", "v1", compute)).toEqual(value);
+    await flushBinaryCache();
+    const back = await store().keptMemo("k", "v1", compute);
+    expect(computed).toBe(1);
+    expect(back).toEqual(value);
+    expect(Number.isNaN(back.a)).toBe(true);
+    await store().keptMemo("k", "v2", compute); // another stamp: computed again
+    expect(computed).toBe(2);
+    await store(true).keptMemo("k", "v2", compute); // a followed run keeps nothing across restarts
+    expect(computed).toBe(3);
+  });
+
   it("lets a second store read closed partitions from the cache, and ignores stale entries", async () => {
     const b = run()
       .gpu(gpuRow(10, 0, 11), gpuRow(10, 1, 12), gpuRow(3700, 0, 13))
