@@ -1,6 +1,12 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { LogSignal } from "@/lib/contracts/health";
-import { ACTIVE_WINDOW_S, judgeLifecycle, KILL_RECORD, quietFor, type LifecycleFacts } from "@/lib/health/lifecycle";
+import { ACTIVE_WINDOW_S, judgeLifecycle, KILL_RECORD, lifecycleFacts, quietFor, type LifecycleFacts } from "@/lib/health/lifecycle";
+import { openMetricStore } from "@/lib/store/telemetry";
+import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
+import { phase, RunBuilder } from "@/lib/store/telemetry/testing";
 import { LOG_SIGNALS } from "@/lib/store/logs/signals";
 
 const base: LifecycleFacts = {
@@ -79,5 +85,29 @@ describe("judgeLifecycle", () => {
     expect(l.state).toBe("crashed");
     expect(l.cause).toMatch(/before any progress$/);
     expect(l.time_to_ready_s).toBeNull();
+  });
+});
+
+describe("lifecycleFacts", () => {
+  test("a restarted server reads the phase facts it kept, not the phase partitions", async () => {
+    const b = new RunBuilder()
+      .meta({ start_ts: 0, args: {} })
+      .phases(phase("train_wait", 0, 10), phase("train_wait", 100, 110), phase("train_wait", 200, 210), phase("train_wait", 300, -1))
+      .gpu({ ts: 9000, node: "n1", gpu: 0, util: 0, mem_mb: 0, power_w: 0 });
+    const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-lifecycle-"));
+    try {
+      const open = () => openMetricStore(b.runDir, { follow: false, statIntervalMs: 0, cacheDir });
+      const first = await lifecycleFacts(open(), null);
+      expect(first.lastProgressTs).toBe(210);
+      expect(first.stall).toHaveLength(1);
+      await flushBinaryCache();
+      const restarted = open();
+      expect(await lifecycleFacts(restarted, null)).toEqual(first);
+      expect((await restarted.phases.files()).every((f) => f.block === null)).toBe(true);
+      expect(await lifecycleFacts(openMetricStore(b.runDir, { follow: false, statIntervalMs: 0 }), null)).toEqual(first);
+    } finally {
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+      fs.rmSync(b.runDir, { recursive: true, force: true });
+    }
   });
 });

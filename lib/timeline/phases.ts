@@ -34,7 +34,14 @@ export async function phaseSource(store: MetricStore, t1: number | null): Promis
   const files = await sourceFiles(store, t1);
   const version = files.map((f) => `${f.key}:${f.size}`).join(",");
   const last = files[files.length - 1]?.key ?? "";
-  return store.memo(`phases:source:${last}`, version, () => readSource(store, files));
+  const key = `phases:source:${last}`;
+  const source = await store.memo(key, version, () => readSource(store, files));
+  // A large source is not kept in memory: it would pin every block past the stream's byte
+  // budget. Its whole-run users keep their results (keptMemo); windows read what they need.
+  let rows = 0;
+  for (const b of source.blocks) rows += b.n;
+  if (rows > (store.phaseIndexMaxRows ?? PHASE_INDEX_MAX_ROWS)) store.forget(key, version);
+  return source;
 }
 
 async function readSource(store: MetricStore, files: Awaited<ReturnType<typeof sourceFiles>>): Promise<PhaseSource> {

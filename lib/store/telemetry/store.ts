@@ -402,6 +402,11 @@ export class MetricStore {
     });
   }
 
+  /** Drop the memo of `key` if it still holds `version`. */
+  forget(key: string, version: string): void {
+    if (this.memos.get(key)?.version === version) this.memos.delete(key);
+  }
+
   memo<T>(key: string, version: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.memos.get(key);
     if (hit && hit.version === version) return hit.value as Promise<T>;
