@@ -122,6 +122,17 @@ const DRAWN = {
     }
     return shown > 0;
   },
+  /** The timeline of a run past FLEET_THRESHOLD lanes: `lanes` lane canvases and the fleet overview. */
+  fleetTimeline: (lanes: number) => {
+    const rows = document.querySelector<HTMLElement>('[data-testid="lane-canvas"]');
+    const view = document.querySelector<HTMLElement>('[data-testid="timeline-view"]');
+    if (!rows || !view || rows.dataset.loading !== "false" || view.dataset.advisory !== "done") return false;
+    if (Number(rows.dataset.lanesShown) !== lanes || Number(rows.dataset.lanesWithUtil) !== lanes) return false;
+    const canvases = rows.querySelectorAll<HTMLCanvasElement>("canvas.lane-canvas");
+    if (canvases.length !== lanes) return false;
+    for (const c of canvases) if (c.dataset.painted !== rows.dataset.model) return false;
+    return document.querySelector<HTMLCanvasElement>('[data-testid="fleet"] canvas')?.dataset.painted === "data";
+  },
   tokens: () => {
     const strip = document.querySelector('[data-testid="token-strip"]');
     if (!strip || strip.querySelectorAll("[data-i]").length === 0) return false;
@@ -255,6 +266,80 @@ async function pan(page: Page): Promise<PanFigures> {
   return summarise(await page.evaluate<ProbeOut>("window.__frames.stop()"));
 }
 
+/** Sign in through the login form; the session for new contexts. */
+async function signIn(browser: Browser, url: string, user: string, password: string): Promise<Awaited<ReturnType<BrowserContext["storageState"]>>> {
+  const login = await browser.newContext({ viewport: VIEWPORT });
+  try {
+    const lp = await login.newPage();
+    await lp.goto(`${url}/login`);
+    await lp.getByLabel("User").fill(user);
+    await lp.getByLabel("Password").fill(password);
+    await lp.getByRole("button", { name: "Sign in" }).click();
+    await lp.getByRole("heading", { name: "Runs" }).waitFor({ timeout: 30_000 });
+    return await login.storageState();
+  } finally {
+    await login.close();
+  }
+}
+
+export interface ScaleBrowserFigures {
+  drawn: number[];
+  /** JS heap in use (CDP Runtime.getHeapUsage) once drawn and after the pan, MB; the larger. */
+  heapMb: number[];
+  pans: PanFigures[];
+}
+
+/**
+ * The 1024-GPU day in Chromium (issue #20 "Scale"): `lanes` lanes of the newest 4 h with the
+ * fleet overview, navigation → drawn, the page's JS heap, and a drag-pan's frames. The
+ * server runs over `dataDir` as the served scale rows left it (caches filled).
+ */
+export async function benchScaleBrowser(inp: { runsRoot: string; run: string; dataDir: string; lanes: number; repeat: number; log: (s: string) => void }): Promise<ScaleBrowserFigures> {
+  const exe = ensureChromium();
+  const user = `bench-browser-${process.pid}`;
+  const password = randomPasswordForTests();
+  const db = openDatabase(inp.dataDir);
+  try {
+    await addUser(db, user, password, "admin");
+  } finally {
+    db.close();
+  }
+  const port = await freePort();
+  const server = await startNextServer({ port, host: "127.0.0.1", quiet: true, env: serverEnvVars({ dataDir: inp.dataDir, runsRoots: [inp.runsRoot] }), timeoutMs: 120_000 });
+  let browser: Browser | null = null;
+  const out: ScaleBrowserFigures = { drawn: [], heapMb: [], pans: [] };
+  try {
+    browser = await chromium.launch({ executablePath: exe, headless: true, args: ["--no-sandbox"] });
+    const state = await signIn(browser, server.url, user, password);
+    const url = `${server.url}/runs/${encodeURIComponent(inp.run)}/timeline?lanes=g:0-${inp.lanes - 1}`;
+    const pred = `() => (${DRAWN.fleetTimeline.toString()})(${inp.lanes})`;
+    for (let i = 0; i <= inp.repeat; i++) {
+      const ctx = await browser.newContext({ viewport: VIEWPORT, storageState: state });
+      try {
+        const { ms, page } = await timeDrawn(ctx, url, pred);
+        const cdp = await ctx.newCDPSession(page);
+        const heap = async () => ((await cdp.send("Runtime.getHeapUsage")) as { usedSize: number }).usedSize / 2 ** 20;
+        const drawnHeap = await heap();
+        const p = await pan(page);
+        const h = Math.max(drawnHeap, await heap());
+        // the first navigation fills the server's caches for these lanes: not counted
+        if (i === 0) inp.log(`  scale browser: first open ${ms.toFixed(0)} ms (not counted)`);
+        else {
+          out.drawn.push(ms);
+          out.heapMb.push(h);
+          out.pans.push(p);
+        }
+      } finally {
+        await ctx.close();
+      }
+    }
+  } finally {
+    await browser?.close();
+    await server.stop();
+  }
+  return out;
+}
+
 export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigures> {
   const exe = ensureChromium();
   if (buildIsStale()) removeBuild();
@@ -276,15 +361,7 @@ export async function benchBrowser(inp: BrowserBenchInput): Promise<BrowserFigur
   try {
     server = await start();
     browser = await chromium.launch({ executablePath: exe, headless: true, args: ["--no-sandbox"] });
-    const login = await browser.newContext({ viewport: VIEWPORT });
-    const lp = await login.newPage();
-    await lp.goto(`${server.url}/login`);
-    await lp.getByLabel("User").fill("bench");
-    await lp.getByLabel("Password").fill(password);
-    await lp.getByRole("button", { name: "Sign in" }).click();
-    await lp.getByRole("heading", { name: "Runs" }).waitFor({ timeout: 30_000 });
-    const state = await login.storageState();
-    await login.close();
+    const state = await signIn(browser, server.url, "bench", password);
 
     const timelineUrl = () => `${server!.url}/runs/${encodeURIComponent(inp.fleetRun)}/timeline?lanes=g:0-${inp.lanes - 1}`;
     const stepUrl = () => `${server!.url}/runs/${encodeURIComponent(inp.dumpRun)}/rollout/0`;

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { fail, parseCli, resolveDataDir } from "@/cli/common";
-import { benchBrowser, type PanFigures } from "./browser";
+import { benchBrowser, benchScaleBrowser, type PanFigures } from "./browser";
 import { benchCompare } from "./compare";
 import { ensureBenchData, ensureScaleRun, DUMP_RID, DUMP_SAMPLES, type BenchData } from "./data";
 import { measureCollector } from "@/bench/collector-rss";
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   if (values["only-load"]) {
     await loadRows(data, dataDir, t0, t1);
   } else if (values["only-scale"]) {
-    await scaleRows(dataDir, repeat);
+    await scaleRows(dataDir, repeat, values["skip-browser"]);
   } else if (values["only-http"]) {
     await httpRows(data, t0, t1, repeat);
   } else {
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     if (!values["only-browser"] && !values["skip-load"]) await loadRows(data, dataDir, t0, t1);
     if (!values["only-browser"] && !values["skip-http"]) await httpRows(data, t0, t1, repeat);
     if (!values["skip-browser"]) await browserRows(data, repeat);
-    if (!values["only-browser"] && !values["skip-scale"]) await scaleRows(dataDir, repeat);
+    if (!values["only-browser"] && !values["skip-scale"]) await scaleRows(dataDir, repeat, values["skip-browser"]);
   }
 
   print();
@@ -354,14 +354,15 @@ async function httpRows(data: BenchData, t0: number, t1: number, repeat: number)
 }
 
 /** The 1024-GPU day (bench/scale-day.ts): generated once (~15 GB), then served figures. */
-async function scaleRows(dataDir: string, repeat: number): Promise<void> {
+async function scaleRows(dataDir: string, repeat: number, skipBrowser: boolean): Promise<void> {
   const { nodes, hours } = SCALE_DAY;
   const s = await ensureScaleRun(dataDir, nodes, hours, log);
   const store = openMetricStore(s.runDir, { follow: false });
   const span = (await store.timeRange())!;
   if (buildIsStale()) removeBuild();
   await buildIfNeeded(log);
-  const f = await benchScaleDay({ runsRoot: s.root, runName: path.basename(s.runDir), range: span, rounds: Math.min(repeat, 3), log });
+  const serverData = path.join(path.dirname(s.root), "server-data");
+  const f = await benchScaleDay({ runsRoot: s.root, runName: path.basename(s.runDir), range: span, rounds: Math.min(repeat, 3), keepDataDir: serverData, log });
   const T = SCALE_TARGETS;
   const S = `scale: ${nodes * 8} GPUs × ${hours} h (${fmt((nodes * 8 * (span[1] - span[0])) / 1e6, 0)} M gpu_util rows, ${nodes} engines, ${fmt(s.bytes / 2 ** 30, 1)} GiB), first request after a server start`;
   add(S, `run open: meta + topology + run list${range(f.open)}`, median(f.open), "ms", T.openMs);
@@ -375,6 +376,16 @@ async function scaleRows(dataDir: string, repeat: number): Promise<void> {
   add(S, `server RSS, peak while panning the fleet view across the day (${f.panWindows} windows)`, f.panRssMb, "MB", T.panRssMb);
   add(S, "  same, the first pan (it fills the binary cache of the other hours)", f.panRssFillMb, "MB", T.panRssMb);
   add(S, `  each pan step's fleet request${range(f.panMs)}`, median(f.panMs), "ms", null);
+  // The same run in Chromium: 512 lanes and the fleet overview (bench/browser.ts).
+  if (!skipBrowser) {
+    const lanes = 512;
+    const b = await benchScaleBrowser({ runsRoot: s.root, run: path.basename(s.runDir), dataDir: serverData, lanes, repeat: Math.min(repeat, 3), log });
+    const B = `scale: the same run in Chromium, ${lanes} lanes × the newest 4 h with the fleet overview`;
+    add(B, `navigation → drawn${range(b.drawn)}`, median(b.drawn), "ms", null);
+    add(B, `JS heap in use, drawn and after a drag-pan (CDP)${range(b.heapMb)}`, Math.max(...b.heapMb), "MB", T.browserHeapMb);
+    add(B, "drag-pan 2 s over the lanes: slowest frame (median of pans)", median(b.pans.map((p) => p.slowestMs)), "ms", 16, "le", 1);
+    add(B, "  95th percentile frame", median(b.pans.map((p) => p.p95Ms)), "ms", null, "le", 1);
+  }
   // The collector at that run's live rate (bench/ingest.ts, paced).
   const rate = { gpus: nodes * 8, engines: nodes, seriesPerS: nodes * 30, phasesPerS: 100 };
   const perS = rate.gpus + rate.seriesPerS + rate.phasesPerS;

@@ -41,6 +41,8 @@ export function FleetOverview(props: { data: FleetResponse | undefined; store: V
       ctx.fillStyle = theme.muted;
       ctx.fillText("phase %", 8, PANE / 2);
       ctx.fillText("util %", 8, PANE + GAP + PANE / 2);
+      // what the canvas shows, for the e2e suite and the bench (as the other canvases say it)
+      c.dataset.painted = model ? "data" : "empty";
       if (!model) return;
       const v = store.get();
       const X = model.xBuckets;
