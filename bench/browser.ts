@@ -84,7 +84,11 @@ const PAN_PX = 600;
 
 /** In-page predicates: true once the view shows all its data. */
 const DRAWN = {
-  timeline: (lanes: number) => {
+  /**
+   * `lanes` lane canvases painted with GPU data, the advisory answered, and the overview
+   * painted: the carpet, or for a run past FLEET_THRESHOLD lanes the fleet overview.
+   */
+  timeline: (lanes: number, overview: "carpet" | "fleet" = "carpet") => {
     const rows = document.querySelector<HTMLElement>('[data-testid="lane-canvas"]');
     const view = document.querySelector<HTMLElement>('[data-testid="timeline-view"]');
     if (!rows || !view || rows.dataset.loading !== "false" || view.dataset.advisory !== "done") return false;
@@ -92,8 +96,8 @@ const DRAWN = {
     const canvases = rows.querySelectorAll<HTMLCanvasElement>("canvas.lane-canvas");
     if (canvases.length !== lanes) return false;
     for (const c of canvases) if (c.dataset.painted !== rows.dataset.model) return false;
-    const carpet = document.querySelector<HTMLCanvasElement>(".carpet canvas, [data-testid='carpet'] canvas");
-    return carpet?.dataset.painted === "data";
+    const sel = overview === "fleet" ? "[data-testid='fleet'] canvas" : ".carpet canvas, [data-testid='carpet'] canvas";
+    return document.querySelector<HTMLCanvasElement>(sel)?.dataset.painted === "data";
   },
   step: () => {
     const root = document.querySelector<HTMLElement>(".rv");
@@ -121,17 +125,6 @@ const DRAWN = {
       } else if (painted !== "deferred" && painted !== "data") return false;
     }
     return shown > 0;
-  },
-  /** The timeline of a run past FLEET_THRESHOLD lanes: `lanes` lane canvases and the fleet overview. */
-  fleetTimeline: (lanes: number) => {
-    const rows = document.querySelector<HTMLElement>('[data-testid="lane-canvas"]');
-    const view = document.querySelector<HTMLElement>('[data-testid="timeline-view"]');
-    if (!rows || !view || rows.dataset.loading !== "false" || view.dataset.advisory !== "done") return false;
-    if (Number(rows.dataset.lanesShown) !== lanes || Number(rows.dataset.lanesWithUtil) !== lanes) return false;
-    const canvases = rows.querySelectorAll<HTMLCanvasElement>("canvas.lane-canvas");
-    if (canvases.length !== lanes) return false;
-    for (const c of canvases) if (c.dataset.painted !== rows.dataset.model) return false;
-    return document.querySelector<HTMLCanvasElement>('[data-testid="fleet"] canvas')?.dataset.painted === "data";
   },
   tokens: () => {
     const strip = document.querySelector('[data-testid="token-strip"]');
@@ -312,7 +305,7 @@ export async function benchScaleBrowser(inp: { runsRoot: string; run: string; da
     browser = await chromium.launch({ executablePath: exe, headless: true, args: ["--no-sandbox"] });
     const state = await signIn(browser, server.url, user, password);
     const url = `${server.url}/runs/${encodeURIComponent(inp.run)}/timeline?lanes=g:0-${inp.lanes - 1}`;
-    const pred = `() => (${DRAWN.fleetTimeline.toString()})(${inp.lanes})`;
+    const pred = `() => (${DRAWN.timeline.toString()})(${inp.lanes}, "fleet")`;
     for (let i = 0; i <= inp.repeat; i++) {
       const ctx = await browser.newContext({ viewport: VIEWPORT, storageState: state });
       try {
