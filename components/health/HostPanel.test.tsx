@@ -122,6 +122,12 @@ describe("HostWindowPanel (Compute Utilization)", () => {
       expect(host.querySelector(".fired-warning td")!.textContent).toBe("python3 (10)");
       expect(host.textContent).toContain("at the window end: 10.0.0.7: process python3 (pid 10) has 1000 of 1024 file descriptors open (2% headroom)");
 
+      // the widest window the timeline fetches, with fractional bounds: asked as whole
+      // seconds within the API's 4 h limit (it was rounded outwards to 14401 s: a 400)
+      await show({ t0: T - 14400 + 120.038, t1: T + 120.038 });
+      await vi.waitFor(() => expect(host.textContent).toContain("13 samples"));
+      expect(host.querySelector("[role=alert]")).toBeNull();
+
       // a window past the data: the run has host data, so the panel says the window is empty
       await show({ t0: T + 3600, t1: T + 3700 });
       await vi.waitFor(() => expect(host.textContent).toContain("no host samples in this window"));

@@ -18,6 +18,7 @@ import type { GetHostResponse } from "@/lib/contracts/health";
 import { apiJson, errorMessage } from "@/lib/client/fetcher";
 import { FOLLOW_POLL_MS, telemetryUrl } from "@/lib/client/telemetry-queries";
 import "@/components/health/host.css";
+import { DEFAULT_MAX_WINDOW_S } from "@/lib/charts/timeline-viewport";
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? "—" : `${Math.round(x)}%`);
 const TOP = 5;
@@ -164,8 +165,10 @@ const headroom = (h: number | null) => (h === null ? "no limit" : `${Math.max(0,
 export const HOST_WINDOW_POINTS = 240;
 
 export function HostWindowPanel({ runId, win, follow }: { runId: string; win: { t0: number; t1: number }; follow: boolean }) {
-  const t0 = Math.floor(win.t0);
+  // Whole seconds, never wider than the API's window limit: a 4 h window with fractional
+  // bounds rounded outwards to 14401 s, and the panel showed the API's 400 instead.
   const t1 = Math.ceil(win.t1);
+  const t0 = Math.max(Math.floor(win.t0), t1 - DEFAULT_MAX_WINDOW_S);
   const q = useQuery({
     queryKey: ["telemetry", runId, "host", t0, t1, HOST_WINDOW_POINTS],
     queryFn: () => apiJson<GetHostResponse>(telemetryUrl(runId, "timeline/host", { t0, t1, max_points: HOST_WINDOW_POINTS })),
