@@ -4,7 +4,7 @@
  * synthetic `initialize` band from `meta.start_ts`.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { cmpStr, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
+import { cmpStr, filesStamp, grown, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
@@ -64,17 +64,6 @@ interface PhasePlan {
   rows: number;
 }
 
-/** JSON has no ±Infinity or NaN: an empty block's bounds are kept as strings. */
-const planCodec = {
-  toJson: (p: PhasePlan) => ({ ...p, minT: p.minT.map(keepNum), maxT: p.maxT.map(keepNum) }),
-  fromJson: (j: unknown): PhasePlan | null => {
-    const p = j as Partial<Record<keyof PhasePlan, unknown>> | null;
-    if (!p || !Array.isArray(p.keys) || !Array.isArray(p.minT) || !Array.isArray(p.maxT) || !Array.isArray(p.unmatched) || typeof p.rows !== "number") return null;
-    return { keys: p.keys as string[], minT: p.minT.map(Number), maxT: p.maxT.map(Number), unmatched: p.unmatched as number[][], rows: p.rows };
-  },
-};
-const keepNum = (x: number) => (Number.isFinite(x) ? x : String(x));
-
 async function phasePlan(store: MetricStore, t1: number | null): Promise<{ plan: PhasePlan; files: Awaited<ReturnType<typeof sourceFiles>> }> {
   const files = await sourceFiles(store, t1);
   const last = files[files.length - 1]?.key ?? "";
@@ -94,7 +83,6 @@ async function phasePlan(store: MetricStore, t1: number | null): Promise<{ plan:
         rows,
       };
     },
-    planCodec,
   );
   return { plan, files };
 }
@@ -218,21 +206,11 @@ class LaneAcc {
   }
   private grow(): void {
     const c = this.t0.length * 2;
-    const f = (a: Float64Array) => {
-      const b = new Float64Array(c);
-      b.set(a);
-      return b;
-    };
-    const u = (a: Uint32Array) => {
-      const b = new Uint32Array(c);
-      b.set(a);
-      return b;
-    };
-    this.t0 = f(this.t0);
-    this.t1 = f(this.t1);
-    this.name = u(this.name);
-    this.rank = f(this.rank);
-    this.role = u(this.role);
+    this.t0 = grown(this.t0, c);
+    this.t1 = grown(this.t1, c);
+    this.name = grown(this.name, c);
+    this.rank = grown(this.rank, c);
+    this.role = grown(this.role, c);
   }
 }
 

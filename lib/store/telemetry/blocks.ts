@@ -9,7 +9,7 @@
  * a row costs ~10 bytes; the other streams keep plain records.
  */
 import { ENGINE_INFO_FIELDS, RECORD_FIELDS } from "@/lib/store/format";
-import { Col, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
+import { Col, grown, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
 import type { Part } from "@/lib/store/telemetry/engine-parts";
 import {
   OPEN_T1,
@@ -304,16 +304,11 @@ export class GpuStage {
   }
   private grow(): void {
     const cap = this.ts.length * 2;
-    const g = <A extends Float64Array | Uint16Array | Uint8Array | Int32Array | Int16Array>(a: A, make: (n: number) => A): A => {
-      const b = make(cap);
-      b.set(a);
-      return b;
-    };
-    this.ts = g(this.ts, (n) => new Float64Array(n));
-    this.lane = g(this.lane, (n) => new Uint16Array(n));
-    this.util = g(this.util, (n) => new Uint8Array(n));
-    this.mem = g(this.mem, (n) => new Int32Array(n));
-    this.power = g(this.power, (n) => new Int16Array(n));
+    this.ts = grown(this.ts, cap);
+    this.lane = grown(this.lane, cap);
+    this.util = grown(this.util, cap);
+    this.mem = grown(this.mem, cap);
+    this.power = grown(this.power, cap);
   }
 }
 
@@ -558,18 +553,13 @@ export class PhaseBlock {
   private grow(rows: number, gpus: number): void {
     if (rows > this.t0.length) {
       const cap = Math.max(rows, this.t0.length * 2);
-      const g = <A extends Float64Array | Uint32Array>(a: A, n: number): A => {
-        const b = new (a.constructor as new (n: number) => A)(n);
-        b.set(a.subarray(0, Math.min(a.length, n)));
-        return b;
-      };
-      this.t0 = g(this.t0, cap);
-      this.t1 = g(this.t1, cap);
-      this.rank = g(this.rank, cap);
-      this.name = g(this.name, cap);
-      this.node = g(this.node, cap);
-      this.role = g(this.role, cap);
-      this.gpuOff = g(this.gpuOff, cap + 1);
+      this.t0 = grown(this.t0, cap);
+      this.t1 = grown(this.t1, cap);
+      this.rank = grown(this.rank, cap);
+      this.name = grown(this.name, cap);
+      this.node = grown(this.node, cap);
+      this.role = grown(this.role, cap);
+      this.gpuOff = grown(this.gpuOff, cap + 1);
     }
     if (gpus > this.gpus.length) {
       const b = new Float64Array(Math.max(gpus, this.gpus.length * 2));

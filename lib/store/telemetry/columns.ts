@@ -20,6 +20,13 @@ export type TypedArray =
 
 type Ctor<A extends TypedArray> = { new (n: number): A; BYTES_PER_ELEMENT: number };
 
+/** A typed array of the same type as `a` with room for `cap` elements, holding `a`'s first `cap`. */
+export function grown<A extends TypedArray>(a: A, cap: number): A {
+  const b = new (a.constructor as new (n: number) => A)(cap);
+  b.set(a.length > cap ? a.subarray(0, cap) : a);
+  return b;
+}
+
 export class Col<A extends TypedArray> {
   readonly chunks: A[] = [];
   length = 0;
