@@ -22,7 +22,8 @@ test.describe("Compute Utilization view", () => {
     await page.goto(`${RUN}/timeline`);
     await expect(lanes(page)).toHaveAttribute("data-lanes-shown", "4");
     await expect(lanes(page)).toHaveAttribute("data-lanes-total", "4");
-    await expect(page.getByTestId("lane-count")).toHaveText("4 of 4 lanes shown");
+    await expect(page.getByTestId("lane-count")).toHaveText("4 lanes shown");
+    await expect(page.getByTestId("lane-paging")).toHaveCount(0);
     await expect(page.getByTestId("carpet")).toHaveAttribute("data-rows", "4");
     await expect(page.getByTestId("step-strip")).toHaveAttribute("data-steps", "3");
     await expect(page.getByTestId("mfu")).toContainText("34.0%");
@@ -296,7 +297,8 @@ test.describe("Compute Utilization at scale", () => {
     await expect(page.getByTestId("advisory")).toBeVisible();
     await shot(page, "timeline-demo-64gpu");
     await page.goto("/runs/llama-70b-gspo-64gpu/metrics");
-    await expect(page.getByTestId("chart").first()).not.toHaveAttribute("data-points", "0", { timeout: 20_000 });
+    // drawn with data, not only laid out (data-points is set before the answer arrives)
+    await expect(page.getByTestId("metric-card").first().locator("canvas")).toHaveAttribute("data-painted", "data", { timeout: 20_000 });
     await shot(page, "metrics-demo-64gpu");
   });
 
@@ -310,11 +312,26 @@ test.describe("Compute Utilization at scale", () => {
     await expect(lanes(page)).toHaveAttribute("data-lanes-shown", "8");
     await expect(page.getByTestId("fleet")).toContainText("fleet overview · 72 lanes");
     await expect(page.getByTestId("carpet")).toHaveCount(0);
-    // Clear = every lane, capped at the 32-lane render budget with a warning
+    // Clear = every lane: a row for each of the 72, the page of 32 in sight drawn
     await page.getByRole("button", { name: "Clear" }).click();
     await expect(lanes(page)).toHaveAttribute("data-lanes-shown", "32");
     await expect(lanes(page)).toHaveAttribute("data-lanes-total", "72");
-    await expect(page.getByText("72 lanes selected; showing the first 32")).toBeVisible();
+    await expect(lanes(page)).toHaveAttribute("data-lanes-offset", "0");
+    await expect(page.getByTestId("lane-count")).toHaveText("72 lanes shown");
+    await expect(page.getByTestId("lane-paging")).toContainText("rows are drawn 32 at a time as you scroll");
+    const box = await lanes(page).boundingBox();
+    expect(box!.height).toBe(72 * 66);
+    // scrolled to the last rows: their page is asked and drawn with data
+    await page.evaluate(() => {
+      const rows = document.querySelector('[data-testid="lane-canvas"]')!;
+      window.scrollTo(0, rows.getBoundingClientRect().bottom + window.scrollY - window.innerHeight + 10);
+    });
+    await expect(lanes(page)).toHaveAttribute("data-lanes-offset", "40");
+    await expect(lanes(page)).toHaveAttribute("data-lanes-with-util", "32", { timeout: 20_000 });
+    await expect(lanes(page).locator('canvas[data-lane="71"]')).toBeInViewport();
+    await expect(lanes(page).locator('canvas[data-lane="0"]')).toHaveCount(0);
+    await expect(lanes(page)).toHaveAttribute("aria-label", /GPU lanes 41–72 of 72/);
+    await shot(page, "timeline-fleet-scrolled");
     await page.goBack();
     await expect(lanes(page)).toHaveAttribute("data-lanes-shown", "8");
     await shot(page, "timeline-fleet");

@@ -1,7 +1,10 @@
 "use client";
 
 /**
- * Per-GPU lanes: a sticky time axis (plain SVG, components/charts/axes.tsx) over one canvas per lane. Lanes redraw in the
+ * Per-GPU lanes: a sticky time axis (plain SVG, components/charts/axes.tsx) over one canvas per lane.
+ * Rows are virtualised: the box is as tall as every selected lane, and only the page of
+ * rows in sight (`offset`, from the rows this box reports through `onRows`) has canvases
+ * and data, so 512 selected lanes cost what 32 do. Lanes redraw in the
  * next animation frame when the viewport moves, and lanes scrolled out of sight skip
  * those frames until they come back or the view rests (IntersectionObserver), so a
  * 32-lane pan stays cheap. New data paints every lane at once.
@@ -12,6 +15,7 @@
 import { scaleLinear } from "@visx/scale";
 import { memo, useEffect, useEffectEvent, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatClock, formatElapsed, formatValue } from "@/lib/charts/core/format";
+import type { RowsInView } from "@/lib/charts/lane-selection";
 import { gpuSampleAt, overlayAt, phasesAt, processesAt, type LaneRow, type LanesModel, type ProcessTrack } from "@/lib/charts/prepare-lanes";
 import { latestViewport, panBy, tickStep, ticksWithStep, timeTicks, wheelFactor, zoomAround, type Viewport } from "@/lib/charts/timeline-viewport";
 import { markPainted, prepareCanvas } from "@/components/charts/canvas";
@@ -186,10 +190,15 @@ export function LaneCanvas(props: {
   mem: boolean;
   fmt: TimeFormat;
   overlayLabel: string | null;
+  /** lanes selected; the box has a row for each */
   total: number;
+  /** row of model.lanes[0] among them */
+  offset: number;
+  /** told the rows in sight whenever the page scrolls or resizes */
+  onRows: (rows: RowsInView) => void;
   loading: boolean;
 }) {
-  const { model, store, T0, T1, maxWindow } = props;
+  const { model, store, T0, T1, maxWindow, offset, total } = props;
   const boxRef = useRef<HTMLDivElement>(null);
   const rowsRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(boxRef, 1000);
@@ -228,6 +237,34 @@ export function LaneCanvas(props: {
     };
   }, [store]);
 
+  // External system: the page's scroll position and the window's height decide which
+  // rows are in sight (reported at most once per frame).
+  const reportRows = useEffectEvent(() => {
+    const el = rowsRef.current;
+    if (!el) return;
+    const r = el.getBoundingClientRect();
+    const top = Math.max(0, -r.top);
+    const seen = Math.max(0, Math.min(window.innerHeight, r.bottom) - Math.max(0, r.top));
+    props.onRows({ first: Math.min(Math.max(0, total - 1), Math.floor(top / LANE_H)), count: Math.ceil(seen / LANE_H) + 1 });
+  });
+  useEffect(() => {
+    let frame = 0;
+    const onScroll = () => {
+      if (frame === 0) frame = requestAnimationFrame(() => {
+        frame = 0;
+        reportRows();
+      });
+    };
+    reportRows();
+    window.addEventListener("scroll", onScroll, { passive: true });
+    window.addEventListener("resize", onScroll, { passive: true });
+    return () => {
+      window.removeEventListener("scroll", onScroll);
+      window.removeEventListener("resize", onScroll);
+      if (frame !== 0) cancelAnimationFrame(frame);
+    };
+  }, [total]);
+
   const local = (e: { clientX: number; clientY: number }) => {
     const r = rowsRef.current!.getBoundingClientRect();
     return [e.clientX - r.left, e.clientY - r.top] as const;
@@ -253,7 +290,7 @@ export function LaneCanvas(props: {
       setHover(null);
       return;
     }
-    const lane = Math.floor(py / LANE_H);
+    const lane = Math.floor(py / LANE_H) - offset;
     if (lane < 0 || lane >= model.lanes.length) {
       setHover(null);
       return;
@@ -319,18 +356,19 @@ export function LaneCanvas(props: {
       </div>
       <div
         ref={rowsRef}
-        className="lanes-rows"
+        className={total > model.lanes.length ? "lanes-rows paged" : "lanes-rows"}
         tabIndex={0}
         role="group"
-        aria-label={`${model.lanes.length} GPU lanes${props.total > model.lanes.length ? ` of ${props.total}` : ""}; drag to pan, Ctrl+wheel or +/− to zoom`}
+        aria-label={`${total > model.lanes.length ? `GPU lanes ${offset + 1}–${offset + model.lanes.length} of ${total}` : `${model.lanes.length} GPU lanes`}; drag to pan, Ctrl+wheel or +/− to zoom`}
         data-testid="lane-canvas"
         data-lanes-shown={model.lanes.length}
-        data-lanes-total={props.total}
+        data-lanes-offset={offset}
+        data-lanes-total={total}
         data-lanes-with-data={model.lanes.reduce((n, l) => n + (l.gpuTrack || l.phases.t0.length > 0 ? 1 : 0), 0)}
         data-lanes-with-util={model.lanes.reduce((n, l) => n + (l.gpuTrack ? 1 : 0), 0)}
         data-loading={props.loading ? "true" : "false"}
         data-model={modelId(model)}
-        style={{ height: Math.max(1, model.lanes.length) * LANE_H }}
+        style={{ height: Math.max(1, total, offset + model.lanes.length) * LANE_H }}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
         onPointerUp={onPointerUp}
@@ -338,6 +376,7 @@ export function LaneCanvas(props: {
         onPointerLeave={() => setHover(null)}
         onDoubleClick={() => store.set(latestViewport(T0, T1, maxWindow))}
       >
+        {offset > 0 ? <div className="lanes-above" style={{ height: offset * LANE_H }} /> : null}
         {model.lanes.map((lane) => (
           <LaneRowCanvas key={lane.key} lane={lane} model={model} store={store} theme={theme} width={width} mem={props.mem} T0={T0} T1={T1} />
         ))}

@@ -16,10 +16,10 @@
  */
 import { Link } from "@/components/shell/Link";
 import { useRouter } from "next/navigation";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import type { Meta, TopologyResponse } from "@/lib/charts/api-shapes";
 import { formatCompact } from "@/lib/charts/core/format";
-import { brushToggle, FLEET_THRESHOLD } from "@/lib/charts/lane-selection";
+import { brushToggle, FLEET_THRESHOLD, type RowsInView } from "@/lib/charts/lane-selection";
 import { prepareSteps, type StepSpan } from "@/lib/charts/prepare-bubbles";
 import { OVERLAYS, overlayMetric, parseTimelineState, writeTimelineState, type TimelineUrlState } from "@/lib/charts/timeline-url";
 import { latestViewport, stepViewport } from "@/lib/charts/timeline-viewport";
@@ -138,8 +138,11 @@ function TimelineBody({
 
   // ---- lanes
   const topology = useTopology(runId, follow, initialTopology);
-  const lanes = useLaneSelection(runId, topology.data, st.lanes, T1, (sel) => update({ lanes: sel }, "replace"));
-  const { allLanes, selection, resolvedLanes, shown, dataLanes, selectedSet } = lanes;
+  // the lane rows in sight (reported by the lanes box as the page scrolls): their page is drawn
+  const [rows, setRows] = useState<RowsInView>({ first: 0, count: 16 });
+  const onRows = (r: RowsInView) => setRows((cur) => (cur.first === r.first && cur.count === r.count ? cur : r));
+  const lanes = useLaneSelection(runId, topology.data, st.lanes, T1, rows, (sel) => update({ lanes: sel }, "replace"));
+  const { allLanes, selection, resolvedLanes, shown, offset, dataLanes, selectedSet } = lanes;
 
   const ovId = st.overlay === undefined ? (meta.capabilities.has_engine_series ? OVERLAYS[0].id : null) : st.overlay;
   const ovMetric = meta.capabilities.has_engine_series ? overlayMetric(ovId) : null;
@@ -285,7 +288,21 @@ function TimelineBody({
             {dataError}
           </p>
         ) : null}
-        <LaneCanvas model={model} processes={processTracks} store={store} T0={T0} T1={T1} maxWindow={maxWindow} mem={st.mem} fmt={fmt} overlayLabel={ovLabel} total={resolvedLanes.length} loading={loadingLanes} />
+        <LaneCanvas
+          model={model}
+          processes={processTracks}
+          store={store}
+          T0={T0}
+          T1={T1}
+          maxWindow={maxWindow}
+          mem={st.mem}
+          fmt={fmt}
+          overlayLabel={ovLabel}
+          total={resolvedLanes.length}
+          offset={offset}
+          onRows={onRows}
+          loading={loadingLanes}
+        />
       </section>
 
       {/* below the lanes: its height follows the steps in the window, and a panel above the

@@ -7,10 +7,12 @@
  * role) and anything malformed go to the server, which is the grammar's judge. While a
  * new answer is on its way, or after a failed one, the last good lanes stay; the same
  * lanes as before (a follow tick re-resolves) keep the same array, so nothing redraws.
+ * Of the selected lanes, the page of rows in sight (`rows`, reported by the lanes box) is
+ * the one whose data is asked and drawn.
  */
 import { useEffect, useEffectEvent, useMemo, useState } from "react";
 import type { TopologyResponse } from "@/lib/charts/api-shapes";
-import { capLanes, defaultSpacedSelection, resolveLocally, shownSelection } from "@/lib/charts/lane-selection";
+import { defaultSpacedSelection, pageFor, resolveLocally, shownSelection, type RowsInView } from "@/lib/charts/lane-selection";
 import { useResolvedLanes } from "@/lib/client/telemetry-queries";
 import { currentParams } from "@/components/charts/use-url-state";
 
@@ -18,7 +20,14 @@ type Lane = { node: string; gpu: number; index: number };
 
 const laneKey = (ls: readonly Lane[]) => ls.map((l) => `${l.index}@${l.node}:${l.gpu}`).join(",");
 
-export function useLaneSelection(runId: string, topology: TopologyResponse | undefined, urlLanes: string | null, T1: number, setDefault: (selection: string) => void) {
+export function useLaneSelection(
+  runId: string,
+  topology: TopologyResponse | undefined,
+  urlLanes: string | null,
+  T1: number,
+  rows: RowsInView,
+  setDefault: (selection: string) => void,
+) {
   const allLanes = useMemo(() => topology?.lanes ?? [], [topology]);
   const defaultSel = topology ? (defaultSpacedSelection(allLanes) ?? "") : null;
   const selection = urlLanes ?? defaultSel;
@@ -43,15 +52,19 @@ export function useLaneSelection(runId: string, topology: TopologyResponse | und
   const now = local ?? (resolved.isError ? kept.lanes : (resolved.data ?? kept.lanes));
   const resolvedLanes = now === kept.lanes || laneKey(now) === kept.key ? kept.lanes : now;
 
-  const capped = useMemo(() => capLanes(resolvedLanes), [resolvedLanes]);
-  const shown = capped.shown;
+  const sorted = useMemo(() => [...resolvedLanes].sort((a, b) => a.index - b.index), [resolvedLanes]);
+  const { start, size } = pageFor(rows, sorted.length);
+  // the same page keeps the same array (the lanes' queries and model key on it)
+  const shown = useMemo(() => sorted.slice(start, start + size), [sorted, start, size]);
   const selectedSet = useMemo(() => new Set(resolvedLanes.map((l) => l.index)), [resolvedLanes]);
   return {
     allLanes,
     selection,
     resolvedLanes,
     shown,
-    /** the selection string the lane queries send (the capped, shown lanes) */
+    /** row of shown[0] among the selected lanes */
+    offset: start,
+    /** the selection string the lane queries send (the page of lanes drawn) */
     dataLanes: shownSelection(shown),
     selectedSet,
     /** the server answered the selection (or it resolved locally): the count is known */

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   addTerms,
   brushToggle,
-  capLanes,
+  pageFor,
+  PAGE_STEP,
   checkSelection,
   compactIndices,
   defaultSpacedSelection,
@@ -47,12 +48,28 @@ describe("default and budget", () => {
     expect(defaultSpacedSelection(lanes(8))).toBeNull();
     expect(defaultSpacedSelection(lanes(12))).toBe("g:0,g:1,g:3,g:4,g:6,g:7,g:9,g:10");
   });
-  it("caps at 32 in index order and says so", () => {
-    const c = capLanes([...lanes(40)].reverse());
-    expect(c.shown).toHaveLength(32);
-    expect(c.shown[0]!.index).toBe(0);
-    expect(c).toMatchObject({ total: 40, capped: true });
-    expect(shownSelection(c.shown)).toBe("g:0-31");
+  it("pages 32 rows, following the rows in sight", () => {
+    expect(pageFor({ first: 0, count: 12 }, 40)).toEqual({ start: 0, size: 32 });
+    expect(shownSelection(lanes(40).slice(0, 32))).toBe("g:0-31");
+    // scrolled to the bottom: the page ends at the last lane
+    expect(pageFor({ first: 30, count: 12 }, 40)).toEqual({ start: 8, size: 32 });
+    // fewer lanes than a page: all of them
+    expect(pageFor({ first: 3, count: 12 }, 5)).toEqual({ start: 0, size: 5 });
+    expect(pageFor({ first: 0, count: 12 }, 0)).toEqual({ start: 0, size: 0 });
+  });
+  it("moves the page in steps of 8 rows and keeps the rows in sight inside it", () => {
+    for (let first = 0; first < 500; first++) {
+      const p = pageFor({ first, count: 14 }, 512);
+      expect(p.start % PAGE_STEP === 0 || p.start === 512 - p.size).toBe(true);
+      expect(p.start).toBeLessThanOrEqual(first);
+      expect(p.start + p.size).toBeGreaterThanOrEqual(Math.min(512, first + 14));
+    }
+    // one or two rows of scrolling ask nothing new
+    expect(pageFor({ first: 9, count: 14 }, 512)).toEqual(pageFor({ first: 10, count: 14 }, 512));
+    // a tall window gets a bigger page, still covering every row in sight
+    const tall = pageFor({ first: 100, count: 40 }, 512);
+    expect(tall.size).toBe(56);
+    expect(tall.start + tall.size).toBeGreaterThanOrEqual(140);
   });
 });
 

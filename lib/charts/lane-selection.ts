@@ -2,7 +2,7 @@
  * Client side of the lane-selection grammar (docs/api.md 8.8): chips ⇄ selection string, a
  * syntax pre-check so a typo is flagged before the round trip (the server stays the
  * judge and its 400 text is shown too), the default of 8 evenly spaced lanes, the
- * 32-lane render budget, and the carpet brush toggle. Parsing and matching are the shared
+ * virtualised lane rows (the page in sight is drawn), and the carpet brush toggle. Parsing and matching are the shared
  * grammar of lib/contracts/lanes.ts, so the browser and the server cannot disagree.
  */
 import { ApiError } from "@/lib/contracts/errors";
@@ -67,16 +67,25 @@ export function defaultSpacedSelection(lanes: readonly { index: number }[], n = 
   return joinTerms(terms);
 }
 
-export interface Capped<T> {
-  shown: T[];
-  total: number;
-  capped: boolean;
+/**
+ * Lane rows are virtualised: every selected lane has its row (in index order) and the
+ * page of rows in sight is the one whose data is asked and drawn — at least
+ * LANE_RENDER_BUDGET rows, starting a few rows above the first in sight on a PAGE_STEP
+ * boundary, so scrolling by a row or two asks nothing new.
+ */
+export const PAGE_STEP = 8;
+
+/** Rows of the lanes box in sight: the first and how many. */
+export interface RowsInView {
+  first: number;
+  count: number;
 }
 
-/** Keep the first `budget` lanes in index order. */
-export function capLanes<T extends { index: number }>(resolved: readonly T[], budget = LANE_RENDER_BUDGET): Capped<T> {
-  const sorted = [...resolved].sort((a, b) => a.index - b.index);
-  return { shown: sorted.slice(0, budget), total: sorted.length, capped: sorted.length > budget };
+/** Rows asked and drawn for `rows` in sight of `total` lanes: [start, start + size). */
+export function pageFor(rows: RowsInView, total: number, budget = LANE_RENDER_BUDGET): { start: number; size: number } {
+  const size = Math.min(total, Math.max(budget, rows.count + 2 * PAGE_STEP));
+  const wanted = Math.floor(Math.max(0, rows.first - PAGE_STEP / 2) / PAGE_STEP) * PAGE_STEP;
+  return { start: Math.max(0, Math.min(wanted, total - size)), size };
 }
 
 /** Sorted lane indices → compact `g:` terms (`g:0-3`, `g:5`). */
