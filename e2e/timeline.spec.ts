@@ -306,6 +306,11 @@ test.describe("Compute Utilization at scale", () => {
     const name = `fleet-${Date.now()}`;
     const dir = path.join(E2E.runsRoot, name);
     writeBigRun(dir, 1 / 6, 9); // 72 lanes × 10 min
+    const gpuAsked: string[] = [];
+    page.on("request", (r) => {
+      const u = new URL(r.url());
+      if (u.pathname === "/api/timeline/gpu") gpuAsked.push(u.searchParams.get("lanes") ?? "");
+    });
     await page.goto(`/runs/${name}/timeline`);
     await expect.poll(() => lanesParam(page)).toBe("g:0,g:9,g:18,g:27,g:36,g:45,g:54,g:63");
     await expect(page.getByTestId("lane-chip")).toHaveCount(8);
@@ -321,6 +326,27 @@ test.describe("Compute Utilization at scale", () => {
     await expect(page.getByTestId("lane-paging")).toContainText("rows are drawn 32 at a time as you scroll");
     const box = await lanes(page).boundingBox();
     expect(box!.height).toBe(72 * 66);
+    await expect(lanes(page)).toHaveAttribute("data-lanes-with-util", "32", { timeout: 20_000 });
+    const rowsBy = (k: number) =>
+      page.evaluate((k) => {
+        const rows = document.querySelector('[data-testid="lane-canvas"]')!;
+        const first = 32 - (Math.ceil(window.innerHeight / 66) + 1) + k;
+        window.scrollTo(0, rows.getBoundingClientRect().top + window.scrollY + first * 66);
+      }, k);
+    // the page a scroll down reaches next is asked once this one has its data and the rows
+    // in sight near its edge…
+    await rowsBy(-12);
+    await page.waitForTimeout(500);
+    expect(gpuAsked.filter((l) => /^g:[1-9]/.test(l))).toHaveLength(0);
+    await rowsBy(-4);
+    await expect.poll(() => gpuAsked.filter((l) => /^g:([1-9]\d*)-\d+$/.test(l))).toHaveLength(1);
+    const ahead = gpuAsked.find((l) => /^g:[1-9]/.test(l))!;
+    const aheadStart = Number(/^g:(\d+)/.exec(ahead)![1]);
+    // …so scrolling until the rows in sight step out of the first page draws it from the cache
+    await rowsBy(1);
+    await expect(lanes(page)).toHaveAttribute("data-lanes-offset", String(aheadStart));
+    await expect(lanes(page)).toHaveAttribute("data-lanes-with-util", "32");
+    expect(gpuAsked.filter((l) => l === ahead)).toHaveLength(1);
     // scrolled to the last rows: their page is asked and drawn with data
     await page.evaluate(() => {
       const rows = document.querySelector('[data-testid="lane-canvas"]')!;

@@ -8,11 +8,12 @@
  * new answer is on its way, or after a failed one, the last good lanes stay; the same
  * lanes as before (a follow tick re-resolves) keep the same array, so nothing redraws.
  * Of the selected lanes, the page of rows in sight (`rows`, reported by the lanes box) is
- * the one whose data is asked and drawn.
+ * the one whose data is asked and drawn, and the page a scroll on would reach next is named
+ * so its data can be asked before it is needed.
  */
 import { useEffect, useEffectEvent, useMemo, useState } from "react";
 import type { TopologyResponse } from "@/lib/charts/api-shapes";
-import { defaultSpacedSelection, pageFor, resolveLocally, shownSelection, type RowsInView } from "@/lib/charts/lane-selection";
+import { defaultSpacedSelection, pageAhead, pageFor, resolveLocally, shownSelection, type LanePage, type RowsInView } from "@/lib/charts/lane-selection";
 import { useResolvedLanes } from "@/lib/client/telemetry-queries";
 import { currentParams } from "@/components/charts/use-url-state";
 
@@ -53,9 +54,18 @@ export function useLaneSelection(
   const resolvedLanes = now === kept.lanes || laneKey(now) === kept.key ? kept.lanes : now;
 
   const sorted = useMemo(() => [...resolvedLanes].sort((a, b) => a.index - b.index), [resolvedLanes]);
-  const { start, size } = pageFor(rows, sorted.length);
+  // The page stays while the rows in sight are in it (kept during render, as above), and
+  // the way the last move went says which page to ask ahead of the scroll.
+  const [paging, setPaging] = useState<{ page: LanePage; down: boolean } | null>(null);
+  const page = pageFor(rows, sorted.length, paging?.page ?? null);
+  const moved = paging === null || page.start !== paging.page.start || page.size !== paging.page.size;
+  const down = moved ? paging === null || page.start >= paging.page.start : paging.down;
+  if (moved) setPaging({ page, down });
+  const { start, size } = page;
+  const ahead = pageAhead(page, rows, sorted.length, down);
   // the same page keeps the same array (the lanes' queries and model key on it)
   const shown = useMemo(() => sorted.slice(start, start + size), [sorted, start, size]);
+  const aheadLanes = ahead === null ? null : shownSelection(sorted.slice(ahead.start, ahead.start + ahead.size));
   const selectedSet = useMemo(() => new Set(resolvedLanes.map((l) => l.index)), [resolvedLanes]);
   return {
     allLanes,
@@ -66,6 +76,8 @@ export function useLaneSelection(
     offset: start,
     /** the selection string the lane queries send (the page of lanes drawn) */
     dataLanes: shownSelection(shown),
+    /** the selection of the page a scroll on would draw next (asked early), null if none */
+    aheadLanes,
     selectedSet,
     /** the server answered the selection (or it resolved locally): the count is known */
     known: local !== null || resolved.data !== undefined || resolved.isError,

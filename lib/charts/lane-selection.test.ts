@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   addTerms,
   brushToggle,
+  pageAhead,
   pageFor,
   PAGE_STEP,
   checkSelection,
@@ -70,6 +71,48 @@ describe("default and budget", () => {
     const tall = pageFor({ first: 100, count: 40 }, 512);
     expect(tall.size).toBe(56);
     expect(tall.start + tall.size).toBeGreaterThanOrEqual(140);
+  });
+  it("keeps the page while the rows in sight stay in it, and moves it ahead of the scroll", () => {
+    const top = pageFor({ first: 0, count: 14 }, 512);
+    // scrolling down inside [0, 32): the same page (same object: nothing re-asked)
+    for (let first = 0; first + 14 <= 32; first++) expect(pageFor({ first, count: 14 }, 512, top)).toBe(top);
+    // the rows in sight step out: the next page puts them near its top
+    const down = pageFor({ first: 19, count: 14 }, 512, top);
+    expect(down).toEqual({ start: 8, size: 32 });
+    const far = pageFor({ first: 200, count: 14 }, 512, down);
+    expect(far).toEqual({ start: 192, size: 32 });
+    // scrolling back up out of it: the rows in sight near the bottom of the new page
+    const up = pageFor({ first: 191, count: 14 }, 512, far);
+    expect(up.start).toBeLessThanOrEqual(191);
+    expect(up.start + up.size).toBeGreaterThanOrEqual(205);
+    // with PAGE_STEP / 2 to PAGE_STEP * 1.5 rows of room below them, as going down above
+    expect(up.start + up.size - 205).toBeGreaterThanOrEqual(PAGE_STEP / 2);
+    expect(up.start + up.size - 205).toBeLessThan(PAGE_STEP * 1.5);
+    expect(down.start).toBeLessThanOrEqual(19 - PAGE_STEP / 2);
+    // a selection that shrank under the page: clamped, still covering the rows in sight
+    expect(pageFor({ first: 30, count: 14 }, 40, far)).toEqual({ start: 8, size: 32 });
+    // at the bottom the page ends at the last lane and stays
+    const bottom = pageFor({ first: 505, count: 14 }, 512, far);
+    expect(bottom).toEqual({ start: 480, size: 32 });
+    expect(pageFor({ first: 500, count: 14 }, 512, bottom)).toBe(bottom);
+  });
+  it("names the page a scroll on in the same direction reaches next, once the rows in sight near its edge", () => {
+    const page = { start: 64, size: 32 };
+    // in the middle of the page: nothing asked ahead
+    expect(pageAhead(page, { first: 72, count: 14 }, 512, true)).toBeNull();
+    expect(pageAhead(page, { first: 74, count: 14 }, 512, false)).toBeNull();
+    // within PAGE_STEP rows of the bottom edge, going down
+    const down = pageAhead(page, { first: 96 - 14 - PAGE_STEP, count: 14 }, 512, true)!;
+    // exactly the page pageFor gives when the rows in sight first step out below
+    expect(down).toEqual(pageFor({ first: 64 + 32 - 14 + 1, count: 14 }, 512, page));
+    expect(down.start).toBeGreaterThan(64);
+    const up = pageAhead(page, { first: 64 + PAGE_STEP, count: 14 }, 512, false)!;
+    expect(up).toEqual(pageFor({ first: 63, count: 14 }, 512, page));
+    expect(up.start).toBeLessThan(64);
+    // nothing beyond either end
+    expect(pageAhead({ start: 0, size: 32 }, { first: 0, count: 14 }, 512, false)).toBeNull();
+    expect(pageAhead({ start: 480, size: 32 }, { first: 498, count: 14 }, 512, true)).toBeNull();
+    expect(pageAhead({ start: 0, size: 5 }, { first: 0, count: 14 }, 5, true)).toBeNull();
   });
 });
 

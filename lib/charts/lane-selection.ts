@@ -70,8 +70,10 @@ export function defaultSpacedSelection(lanes: readonly { index: number }[], n = 
 /**
  * Lane rows are virtualised: every selected lane has its row (in index order) and the
  * page of rows in sight is the one whose data is asked and drawn — at least
- * LANE_RENDER_BUDGET rows, starting a few rows above the first in sight on a PAGE_STEP
- * boundary, so scrolling by a row or two asks nothing new.
+ * LANE_RENDER_BUDGET rows, on PAGE_STEP boundaries. A page stays while every row in sight
+ * is in it, so scrolling inside it asks nothing new; when the rows in sight leave it, the
+ * next page is placed ahead of the scroll (going down, the rows in sight near its top;
+ * going up, near its bottom), and `pageAhead` names the one after, to be asked early.
  */
 export const PAGE_STEP = 8;
 
@@ -81,11 +83,41 @@ export interface RowsInView {
   count: number;
 }
 
-/** Rows asked and drawn for `rows` in sight of `total` lanes: [start, start + size). */
-export function pageFor(rows: RowsInView, total: number, budget = LANE_RENDER_BUDGET): { start: number; size: number } {
+/** Rows asked and drawn: [start, start + size). */
+export interface LanePage {
+  start: number;
+  size: number;
+}
+
+/** The page for `rows` in sight of `total` lanes, keeping `prev` while it holds them. */
+export function pageFor(rows: RowsInView, total: number, prev: LanePage | null = null, budget = LANE_RENDER_BUDGET): LanePage {
   const size = Math.min(total, Math.max(budget, rows.count + 2 * PAGE_STEP));
-  const wanted = Math.floor(Math.max(0, rows.first - PAGE_STEP / 2) / PAGE_STEP) * PAGE_STEP;
-  return { start: Math.max(0, Math.min(wanted, total - size)), size };
+  const clamp = (start: number) => Math.max(0, Math.min(start, total - size));
+  const end = Math.min(total, rows.first + rows.count);
+  if (prev !== null && prev.size === size) {
+    const kept = clamp(prev.start);
+    if (rows.first >= kept && end <= kept + size) return kept === prev.start ? prev : { start: kept, size };
+  }
+  const up = prev !== null && rows.first < prev.start;
+  const wanted = up
+    ? Math.ceil((end + PAGE_STEP / 2 - size) / PAGE_STEP) * PAGE_STEP
+    : Math.floor(Math.max(0, rows.first - PAGE_STEP / 2) / PAGE_STEP) * PAGE_STEP;
+  return { start: clamp(wanted), size };
+}
+
+/**
+ * The page a scroll on in the same direction reaches next — the one `pageFor` gives when the
+ * rows in sight first step out of `page` — once they are within PAGE_STEP rows of its edge
+ * (null before that, and at either end of the rows): a view nobody scrolls asks nothing.
+ */
+export function pageAhead(page: LanePage, rows: RowsInView, total: number, down: boolean): LanePage | null {
+  const { count } = rows;
+  const room = down ? page.start + page.size - Math.min(total, rows.first + count) : rows.first - page.start;
+  if (room > PAGE_STEP) return null;
+  const first = down ? page.start + page.size - count + 1 : page.start - 1;
+  if (first < 0 || first >= total || (down && page.start + page.size >= total)) return null;
+  const next = pageFor({ first, count }, total, page);
+  return next.start === page.start ? null : next;
 }
 
 /** Sorted lane indices → compact `g:` terms (`g:0-3`, `g:5`). */

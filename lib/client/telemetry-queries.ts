@@ -10,7 +10,7 @@
  *   during pan/zoom).
  * * Retry policy comes from the shared QueryClient: 503 only.
  */
-import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, useQueries, useQuery } from "@tanstack/react-query";
 import type {
   AdvisoryResponse,
   BubblesResponse,
@@ -174,32 +174,41 @@ export function useAdvisory(runId: string, follow: boolean) {
   });
 }
 
+/**
+ * The lane rows' window queries (key and fetch), shared by the hooks below and by the
+ * timeline's prefetch of the page of rows a scroll reaches next.
+ */
+export const laneQueries = {
+  phases: (runId: string, win: Win, lanes: string) =>
+    queryOptions({
+      queryKey: telemetryKeys.phases(runId, win, lanes),
+      queryFn: () => apiJson<PhasesResponse>(timelineUrls.phases(runId, win, lanes)),
+    }),
+  gpu: (runId: string, win: Win, lanes: string, maxPoints: number) =>
+    queryOptions({
+      queryKey: telemetryKeys.gpu(runId, win, lanes, maxPoints),
+      // the binary column frame: no number formatting on the server, no JSON parse here
+      queryFn: async () => decodeGpuFrame(await apiBinary(timelineUrls.gpu(runId, win, lanes, maxPoints))),
+    }),
+  processes: (runId: string, win: Win, lanes: string) =>
+    queryOptions({
+      queryKey: telemetryKeys.processes(runId, win, lanes),
+      queryFn: () => apiJson<ProcessesResponse>(timelineUrls.processes(runId, win, lanes)),
+    }),
+};
+
+const NO_WIN: Win = { t0: 0, t1: 0 };
+
 export function usePhases(runId: string, win: Win | null, lanes: string, enabled = true) {
-  return useQuery({
-    queryKey: telemetryKeys.phases(runId, win ?? { t0: 0, t1: 0 }, lanes),
-    queryFn: () => apiJson<PhasesResponse>(timelineUrls.phases(runId, win!, lanes)),
-    enabled: enabled && win !== null,
-    placeholderData: keepPreviousData,
-  });
+  return useQuery({ ...laneQueries.phases(runId, win ?? NO_WIN, lanes), enabled: enabled && win !== null, placeholderData: keepPreviousData });
 }
 
 export function useGpu(runId: string, win: Win | null, lanes: string, maxPoints: number, enabled = true) {
-  return useQuery({
-    queryKey: telemetryKeys.gpu(runId, win ?? { t0: 0, t1: 0 }, lanes, maxPoints),
-    // the binary column frame: no number formatting on the server, no JSON parse here
-    queryFn: async () => decodeGpuFrame(await apiBinary(timelineUrls.gpu(runId, win!, lanes, maxPoints))),
-    enabled: enabled && win !== null,
-    placeholderData: keepPreviousData,
-  });
+  return useQuery({ ...laneQueries.gpu(runId, win ?? NO_WIN, lanes, maxPoints), enabled: enabled && win !== null, placeholderData: keepPreviousData });
 }
 
 export function useProcesses(runId: string, win: Win | null, lanes: string, enabled = true) {
-  return useQuery({
-    queryKey: telemetryKeys.processes(runId, win ?? { t0: 0, t1: 0 }, lanes),
-    queryFn: () => apiJson<ProcessesResponse>(timelineUrls.processes(runId, win!, lanes)),
-    enabled: enabled && win !== null,
-    placeholderData: keepPreviousData,
-  });
+  return useQuery({ ...laneQueries.processes(runId, win ?? NO_WIN, lanes), enabled: enabled && win !== null, placeholderData: keepPreviousData });
 }
 
 export interface HeatmapData {
