@@ -326,6 +326,9 @@ test.describe("Compute Utilization at scale", () => {
     await expect(page.getByTestId("lane-paging")).toContainText("rows are drawn 32 at a time as you scroll");
     const box = await lanes(page).boundingBox();
     expect(box!.height).toBe(72 * 66);
+    // rows below the page carry their lane's name until their page is drawn
+    await expect(lanes(page).locator("[data-pending-lane]")).toHaveCount(40);
+    await expect(lanes(page).locator('[data-pending-lane="40"]')).toHaveText(/^g40\s*10\.0\.1\.\d+:\d$/);
     await expect(lanes(page)).toHaveAttribute("data-lanes-with-util", "32", { timeout: 20_000 });
     const rowsBy = (k: number) =>
       page.evaluate((k) => {
@@ -356,6 +359,8 @@ test.describe("Compute Utilization at scale", () => {
     await expect(lanes(page)).toHaveAttribute("data-lanes-with-util", "32", { timeout: 20_000 });
     await expect(lanes(page).locator('canvas[data-lane="71"]')).toBeInViewport();
     await expect(lanes(page).locator('canvas[data-lane="0"]')).toHaveCount(0);
+    await expect(lanes(page).locator('[data-pending-lane="0"] b')).toHaveText("g0");
+    await expect(lanes(page).locator('[data-pending-lane="71"]')).toHaveCount(0);
     await expect(lanes(page)).toHaveAttribute("aria-label", /GPU lanes 41–72 of 72/);
     await shot(page, "timeline-fleet-scrolled");
     await page.goBack();

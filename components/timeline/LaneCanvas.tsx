@@ -180,6 +180,25 @@ const LaneRowCanvas = memo(function LaneRowCanvas(props: {
   return <canvas ref={ref} className="lane-canvas" style={{ width, height: LANE_H }} data-lane={lane.index} aria-hidden="true" />;
 });
 
+type RowLane = { index: number; node: string; gpu: number };
+
+/**
+ * Rows outside the drawn page: the lane's name where its canvas would write it, so a fast
+ * scroll shows which lanes pass while their page's data loads.
+ */
+const RowLabels = memo(function RowLabels({ lanes, from, to, showNode }: { lanes: readonly RowLane[]; from: number; to: number; showNode: boolean }) {
+  return (
+    <div className="lanes-pending" aria-hidden="true">
+      {lanes.slice(from, to).map((l) => (
+        <div key={l.index} className="lane-pending" data-pending-lane={l.index}>
+          <b>g{l.index}</b>
+          {showNode ? <span>{`${l.node}:${l.gpu}`.slice(0, 14)}</span> : null}
+        </div>
+      ))}
+    </div>
+  );
+});
+
 export function LaneCanvas(props: {
   model: LanesModel;
   processes: ReadonlyMap<string, ProcessTrack>;
@@ -190,15 +209,16 @@ export function LaneCanvas(props: {
   mem: boolean;
   fmt: TimeFormat;
   overlayLabel: string | null;
-  /** lanes selected; the box has a row for each */
-  total: number;
+  /** the selected lanes in row order; the box has a row for each */
+  rowLanes: readonly RowLane[];
   /** row of model.lanes[0] among them */
   offset: number;
   /** told the rows in sight whenever the page scrolls or resizes */
   onRows: (rows: RowsInView) => void;
   loading: boolean;
 }) {
-  const { model, store, T0, T1, maxWindow, offset, total } = props;
+  const { model, store, T0, T1, maxWindow, offset, rowLanes } = props;
+  const total = rowLanes.length;
   const boxRef = useRef<HTMLDivElement>(null);
   const rowsRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(boxRef, 1000);
@@ -376,10 +396,11 @@ export function LaneCanvas(props: {
         onPointerLeave={() => setHover(null)}
         onDoubleClick={() => store.set(latestViewport(T0, T1, maxWindow))}
       >
-        {offset > 0 ? <div className="lanes-above" style={{ height: offset * LANE_H }} /> : null}
+        {offset > 0 ? <RowLabels lanes={rowLanes} from={0} to={offset} showNode={model.multiNode} /> : null}
         {model.lanes.map((lane) => (
           <LaneRowCanvas key={lane.key} lane={lane} model={model} store={store} theme={theme} width={width} mem={props.mem} T0={T0} T1={T1} />
         ))}
+        {offset + model.lanes.length < total ? <RowLabels lanes={rowLanes} from={offset + model.lanes.length} to={total} showNode={model.multiNode} /> : null}
         {model.lanes.length === 0 ? <div className="chart-empty">{props.loading ? "loading lanes…" : "no lanes selected"}</div> : null}
         {hover ? <div className="lanes-cursor" style={{ left: hover.px }} /> : null}
         {wheelHint ? <div className="wheel-hint">Ctrl + wheel to zoom (or click the lanes first)</div> : null}

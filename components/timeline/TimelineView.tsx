@@ -142,7 +142,7 @@ function TimelineBody({
   const [rows, setRows] = useState<RowsInView>({ first: 0, count: 16 });
   const onRows = (r: RowsInView) => setRows((cur) => (cur.first === r.first && cur.count === r.count ? cur : r));
   const lanes = useLaneSelection(runId, topology.data, st.lanes, T1, rows, (sel) => update({ lanes: sel }, "replace"));
-  const { allLanes, selection, resolvedLanes, shown, offset, dataLanes, aheadLanes, selectedSet } = lanes;
+  const { allLanes, selection, resolvedLanes, ordered, shown, offset, dataLanes, aheadLanes, selectedSet } = lanes;
 
   const ovId = st.overlay === undefined ? (meta.capabilities.has_engine_series ? OVERLAYS[0].id : null) : st.overlay;
   const ovMetric = meta.capabilities.has_engine_series ? overlayMetric(ovId) : null;
@@ -306,7 +306,7 @@ function TimelineBody({
           mem={st.mem}
           fmt={fmt}
           overlayLabel={ovLabel}
-          total={resolvedLanes.length}
+          rowLanes={ordered}
           offset={offset}
           onRows={onRows}
           loading={loadingLanes}

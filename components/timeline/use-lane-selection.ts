@@ -71,6 +71,8 @@ export function useLaneSelection(
     allLanes,
     selection,
     resolvedLanes,
+    /** the selected lanes in row order (index order) */
+    ordered: sorted,
     shown,
     /** row of shown[0] among the selected lanes */
     offset: start,
