@@ -23,7 +23,7 @@ import { AxisTopTicks } from "@/components/charts/axes";
 import { ChartTooltip, type TooltipState } from "@/components/charts/ChartTooltip";
 import { useChartTheme, type ChartTheme } from "@/components/charts/use-chart-theme";
 import { useElementWidth } from "@/components/charts/use-element-width";
-import { drawLane, drawLaneLabels, LANE_H } from "@/components/timeline/draw-lane";
+import { drawLane, drawLaneLabels, LANE_H, laneLabel } from "@/components/timeline/draw-lane";
 import { cancelWork, scheduleWork } from "@/components/timeline/frame-budget";
 import { subscribeFrames, TIME_MARGIN, useViewport, xToTime, type ViewportStore } from "@/components/timeline/viewport-store";
 
@@ -189,12 +189,15 @@ type RowLane = { index: number; node: string; gpu: number };
 const RowLabels = memo(function RowLabels({ lanes, from, to, showNode }: { lanes: readonly RowLane[]; from: number; to: number; showNode: boolean }) {
   return (
     <div className="lanes-pending" aria-hidden="true">
-      {lanes.slice(from, to).map((l) => (
-        <div key={l.index} className="lane-pending" data-pending-lane={l.index}>
-          <b>g{l.index}</b>
-          {showNode ? <span>{`${l.node}:${l.gpu}`.slice(0, 14)}</span> : null}
-        </div>
-      ))}
+      {lanes.slice(from, to).map((l) => {
+        const label = laneLabel(l);
+        return (
+          <div key={l.index} className="lane-pending" data-pending-lane={l.index}>
+            <b>{label.name}</b>
+            {showNode ? <span>{label.node}</span> : null}
+          </div>
+        );
+      })}
     </div>
   );
 });

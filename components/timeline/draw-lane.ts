@@ -221,12 +221,18 @@ export function drawLaneLabels(ctx: CanvasRenderingContext2D, lane: LaneRow, the
   ctx.font = `600 ${theme.font}`;
   ctx.fillStyle = theme.text;
   ctx.textBaseline = "middle";
-  ctx.fillText(`g${lane.index}`, 8, UTIL_Y + 8);
+  const label = laneLabel(lane);
+  ctx.fillText(label.name, 8, UTIL_Y + 8);
   ctx.font = theme.font;
   if (showNode) {
     ctx.fillStyle = theme.muted;
-    ctx.fillText(`${lane.node}:${lane.gpu}`.slice(0, 14), 8, UTIL_Y + 22);
+    ctx.fillText(label.node, 8, UTIL_Y + 22);
   }
+}
+
+/** A lane's row label: its name and (clipped) node:gpu — on its canvas, or on its row before that is drawn. */
+export function laneLabel(lane: { index: number; node: string; gpu: number }): { name: string; node: string } {
+  return { name: `g${lane.index}`, node: `${lane.node}:${lane.gpu}`.slice(0, 14) };
 }
 
 const HATCH = 5;

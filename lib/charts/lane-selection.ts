@@ -2,8 +2,9 @@
  * Client side of the lane-selection grammar (docs/api.md 8.8): chips ⇄ selection string, a
  * syntax pre-check so a typo is flagged before the round trip (the server stays the
  * judge and its 400 text is shown too), the default of 8 evenly spaced lanes, the
- * virtualised lane rows (the page in sight is drawn), and the carpet brush toggle. Parsing and matching are the shared
- * grammar of lib/contracts/lanes.ts, so the browser and the server cannot disagree.
+ * virtualised lane rows (the page in sight is drawn), and the carpet brush toggle.
+ * Parsing and matching are the shared grammar of lib/contracts/lanes.ts, so the browser
+ * and the server cannot disagree.
  */
 import { ApiError } from "@/lib/contracts/errors";
 import { laneKey, parseLaneSelection, selectedKeys, type LaneTerm } from "@/lib/contracts/lanes";
@@ -115,7 +116,8 @@ export function pageAhead(page: LanePage, rows: RowsInView, total: number, down:
   const room = down ? page.start + page.size - Math.min(total, rows.first + count) : rows.first - page.start;
   if (room > PAGE_STEP) return null;
   const first = down ? page.start + page.size - count + 1 : page.start - 1;
-  if (first < 0 || first >= total || (down && page.start + page.size >= total)) return null;
+  if (first < 0 || first >= total) return null;
+  // at the last (or first) page pageFor keeps it: nothing ahead
   const next = pageFor({ first, count }, total, page);
   return next.start === page.start ? null : next;
 }
