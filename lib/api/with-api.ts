@@ -17,7 +17,9 @@ import { parseRequest } from "@/lib/api/validation";
 import { serverEnv } from "@/lib/env";
 import { authenticateRequest, type AuthUser } from "@/lib/server/auth/request-auth";
 import { guardTrajectoryRead, type TrajectoryKind } from "@/lib/server/auth/trajectory-guard";
+import { getDb } from "@/lib/server/db";
 import { getRunOrThrow, type RunContext } from "@/lib/server/runs/context";
+import { noteRunOpened } from "@/lib/server/runs/recent";
 
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -82,6 +84,8 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
       const { params, query } = parseRequest<Infer<P>, Infer<Q>>(opts.params, rawParams, opts.query, rawQuery);
       if (opts.cost === "heavy") release = await gate().acquire(user ? `user:${user.name}` : "anonymous");
       const run = (opts.run ?? true) ? await getRunOrThrow(runId) : (undefined as unknown as RunContext);
+      // What a restart warms first (lib/server/runs/recent.ts): runs signed-in people open.
+      if (run && user) noteRunOpened(getDb(), run.id);
       const kind = typeof opts.trajectories === "function" ? opts.trajectories(query) : opts.trajectories;
       if (kind) guardTrajectoryRead(run.id, user, kind, params as { rolloutId?: number; sampleIndex?: number } | undefined);
       const result = await handler({ req, url, query, params, user, run });

@@ -9,8 +9,8 @@
  *     route entry's own module (`.next/server/app/…/route.js`, the same Node module
  *     instance Next serves from). Pure module loading: no file of any run is read.
  *  2. `warmRuns` — opens what every first request needs and the server keeps anyway: the
- *     SQLite database, the run registry (one scan of the runs roots), and for the most
- *     recently active runs their RunContext (telemetry store, dump reader; globalThis,
+ *     SQLite database, the run registry (one scan of the runs roots), and for the runs
+ *     people opened last (else the most recently active; `runsToWarm`) their RunContext (telemetry store, dump reader; globalThis,
  *     lib/server/runs/context.ts) with the run header answered once (`/api/meta`'s
  *     computation and topology), which fills the stores' own caches of partition lists,
  *     time range and catalogs.
@@ -20,13 +20,14 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import type { RunRegistry } from "@/lib/server/runs/registry";
+import type { ScannedRun } from "@/lib/server/runs/scan";
 
 /**
- * Runs whose context is opened at start (newest activity first). One: each open store stays
- * resident, and with 4 the served bench's RSS rose to 353 MB (≤ 330) for a first
- * `/api/meta` no faster (55.6 ms vs 50.0 with 1; 74.4 without the warm-up).
+ * Runs whose context is opened at start. Each open store stays resident: warming the 4
+ * newest runs, which the served bench then did not open, raised its RSS to 353 MB (≤ 330).
  */
-export const WARMUP_RUNS = 1;
+export const WARMUP_RUNS = 2;
 /** No new step of a warm-up phase starts after this long. */
 export const WARMUP_BUDGET_MS = 3_000;
 /** `warmUp()` resolves after this long at the latest; what is left goes on in the background. */
@@ -114,15 +115,29 @@ function rank(page: string, first: readonly string[]): number {
   return i < 0 ? first.length : i;
 }
 
-/** Open the database, the registry and the newest runs' contexts; answer their header once. Returns the runs opened. */
+/**
+ * The runs a start opens: the ones signed-in people opened last (lib/server/runs/recent.ts),
+ * then the most recently active, `n` in all; runs gone from the roots since are skipped.
+ */
+export function runsToWarm(registry: Pick<RunRegistry, "find" | "list">, recent: readonly string[], n = WARMUP_RUNS): ScannedRun[] {
+  const picked: ScannedRun[] = [];
+  const add = (run: ScannedRun | null) => {
+    if (run && picked.length < n && !picked.some((p) => p.id === run.id)) picked.push(run);
+  };
+  for (const id of recent) add(registry.find(id));
+  for (const run of registry.list()) add(run);
+  return picked;
+}
+
+/** Open the database, the registry and the runs to warm; answer their header once. Returns the runs opened. */
 export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS): Promise<number> {
-  const [{ getDb }, { getRegistry, getRunOrThrow }, { getMeta, getTopology }] = await Promise.all([
+  const [{ getDb }, { getRegistry, getRunOrThrow }, { recentlyOpenedRuns }, { getMeta, getTopology }] = await Promise.all([
     import("@/lib/server/db"),
     import("@/lib/server/runs/context"),
+    import("@/lib/server/runs/recent"),
     import("@/lib/timeline/api"),
   ]);
-  getDb();
-  const runs = getRegistry().list().slice(0, WARMUP_RUNS);
+  const runs = runsToWarm(getRegistry(), recentlyOpenedRuns(getDb()));
   let n = 0;
   for (const run of runs) {
     if (performance.now() > deadline) break;

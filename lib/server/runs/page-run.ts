@@ -9,7 +9,9 @@ import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/contracts/errors";
 import type { GetRunsResponse } from "@/lib/contracts/runs";
 import { listRunsJudging } from "@/lib/server/runs/list-runs";
+import { getDb } from "@/lib/server/db";
 import { getRunOrThrow, resolveRun, type RunContext } from "@/lib/server/runs/context";
+import { noteRunOpened } from "@/lib/server/runs/recent";
 import type { ScannedRun } from "@/lib/server/runs/scan";
 import { requirePageUser, type PageUser } from "@/lib/server/session";
 
@@ -26,12 +28,15 @@ export async function getPageRunOrNotFound(runId: string): Promise<ScannedRun> {
     notFound();
   }
   await requirePageUser(runPath(id));
+  let run: ScannedRun;
   try {
-    return resolveRun(id);
+    run = resolveRun(id);
   } catch (err) {
     if (ApiError.is(err) && (err.code === "not_found" || err.code === "bad_request")) notFound();
     throw err;
   }
+  noteRunOpened(getDb(), run.id);
+  return run;
 }
 
 export async function getPageRunContext(runId: string): Promise<RunContext> {

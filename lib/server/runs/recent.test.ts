@@ -1,0 +1,87 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { GET as metaGET } from "@/app/api/meta/route";
+import { GET as runsGET } from "@/app/api/runs/route";
+import { getDb, openDatabase } from "@/lib/server/db";
+import { NOTE_EVERY_MS, noteRunOpened, RECENT_KEEP, recentlyOpenedRuns } from "@/lib/server/runs/recent";
+import type { ScannedRun } from "@/lib/server/runs/scan";
+import { runsToWarm } from "@/lib/server/warmup";
+import { copyRunWithOldMtimes } from "@/lib/store/telemetry/testing";
+import { callRoute, setupTestServer } from "@/lib/testing/api";
+import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
+function tmpDb() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-recent-"));
+  made.push(dir);
+  return openDatabase(dir);
+}
+
+describe("noteRunOpened / recentlyOpenedRuns", () => {
+  it("orders runs by their last open, writes a run at most once a minute, and keeps the newest RECENT_KEEP", () => {
+    const db = tmpDb();
+    const t = 1_800_000_000_000;
+    expect(noteRunOpened(db, "a", t)).toBe(true);
+    expect(noteRunOpened(db, "b", t + 1_000)).toBe(true);
+    expect(recentlyOpenedRuns(db)).toEqual(["b", "a"]);
+    // Within a minute, a second open of "a" writes nothing (a polling tab costs no write per request).
+    expect(noteRunOpened(db, "a", t + 2_000)).toBe(false);
+    expect(recentlyOpenedRuns(db)).toEqual(["b", "a"]);
+    expect(noteRunOpened(db, "a", t + NOTE_EVERY_MS)).toBe(true);
+    expect(recentlyOpenedRuns(db)).toEqual(["a", "b"]);
+    expect(recentlyOpenedRuns(db, 1)).toEqual(["a"]);
+    for (let i = 0; i < RECENT_KEEP + 5; i++) noteRunOpened(db, `r${i}`, t + NOTE_EVERY_MS + 10 + i);
+    const kept = recentlyOpenedRuns(db);
+    expect(kept).toHaveLength(RECENT_KEEP);
+    expect(kept[0]).toBe(`r${RECENT_KEEP + 4}`);
+    expect(kept).not.toContain("a");
+    expect((db.prepare("SELECT COUNT(*) AS n FROM run_opens").get() as { n: number }).n).toBe(RECENT_KEEP);
+  });
+
+  it("never throws: a database that cannot be written only loses the note", () => {
+    const db = tmpDb();
+    db.exec("DROP TABLE run_opens");
+    expect(noteRunOpened(db, "a")).toBe(false);
+    db.close();
+    expect(noteRunOpened(db, "b")).toBe(false);
+  });
+});
+
+describe("runsToWarm", () => {
+  const run = (id: string) => ({ id }) as ScannedRun;
+  const registry = (ids: string[]) => ({
+    list: () => ids.map(run),
+    find: (id: string) => (ids.includes(id) ? run(id) : null),
+  });
+
+  it("takes the runs opened last first, skips runs that are gone, and fills up with the newest runs", () => {
+    const reg = registry(["new1", "new2", "old1", "old2"]);
+    expect(runsToWarm(reg, ["old2", "gone", "old1"], 2).map((r) => r.id)).toEqual(["old2", "old1"]);
+    expect(runsToWarm(reg, ["old2"], 2).map((r) => r.id)).toEqual(["old2", "new1"]);
+    expect(runsToWarm(reg, [], 2).map((r) => r.id)).toEqual(["new1", "new2"]);
+    expect(runsToWarm(reg, ["new1", "new1"], 3).map((r) => r.id)).toEqual(["new1", "new2", "old1"]);
+    expect(runsToWarm(registry([]), ["x"], 2)).toEqual([]);
+  });
+});
+
+describe("opens recorded by the request path", () => {
+  it("notes a run when a signed-in request resolves it, and not for anonymous, unknown-run or run-less requests", async () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-recent-root-"));
+    made.push(base);
+    copyRunWithOldMtimes(MILES_DEMO_RUN, path.join(base, "alpha"));
+    const server = await setupTestServer({ runsRoots: [base] });
+    made.push(server.dataDir);
+    expect(recentlyOpenedRuns(getDb())).toEqual([]);
+    expect((await callRoute(metaGET, "/api/meta?run=alpha", { token: null })).status).toBe(401);
+    expect((await callRoute(metaGET, "/api/meta?run=nope", { token: server.token })).status).toBe(404);
+    expect((await callRoute(runsGET, "/api/runs", { token: server.token })).status).toBe(200);
+    expect(recentlyOpenedRuns(getDb())).toEqual([]);
+    expect((await callRoute(metaGET, "/api/meta?run=alpha", { token: server.token })).status).toBe(200);
+    expect(recentlyOpenedRuns(getDb())).toEqual(["alpha"]);
+  });
+});
