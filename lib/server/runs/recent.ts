@@ -19,7 +19,7 @@ const noted = new WeakMap<Db, Map<string, number>>();
 /** Record that `runId` (already resolved by the registry) was opened at `nowMs`. Returns whether a row was written. */
 export function noteRunOpened(db: Db, runId: string, nowMs = Date.now()): boolean {
   let seen = noted.get(db);
-  if (!seen) noted.set(db, (seen = new Map()));
+  if (!seen) noted.set(db, (seen = new Map<string, number>()));
   const last = seen.get(runId);
   if (last !== undefined && nowMs - last < NOTE_EVERY_MS) return false;
   seen.set(runId, nowMs);
