@@ -4,7 +4,7 @@
  * synthetic `initialize` band from `meta.start_ts`.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { cmpStr, filesStamp, grown, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
+import { cmpStr, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
@@ -179,38 +179,125 @@ export interface LaneIntervals {
   role: Uint32Array;
 }
 
+/** Rows per chunk of an IntervalPool. */
+const POOL_CHUNK = 1 << 16;
+
+interface IntervalChunk {
+  slot: Uint32Array;
+  t0: Float64Array;
+  t1: Float64Array;
+  name: Uint32Array;
+  rank: Float64Array;
+  role: Uint32Array;
+}
+
+function newIntervalChunk(): IntervalChunk {
+  return {
+    slot: new Uint32Array(POOL_CHUNK),
+    t0: new Float64Array(POOL_CHUNK),
+    t1: new Float64Array(POOL_CHUNK),
+    name: new Uint32Array(POOL_CHUNK),
+    rank: new Float64Array(POOL_CHUNK),
+    role: new Uint32Array(POOL_CHUNK),
+  };
+}
+
 /**
- * One lane's intervals as they are found, in typed columns that double when full (a 4 h
- * window of a 1024-GPU run has ~680 k intervals: number[] pushes and their copies were
- * most of the pass's garbage).
+ * The intervals one pass finds for every lane, in fixed-size chunks of typed columns (no
+ * regrowth copies), each with its lane's slot; `split` hands each lane its own, in the
+ * order they were found. Columns per lane that doubled on their own meant 1024 lanes × 5
+ * columns × ~6 regrowths of small typed arrays for one cold 4 h window of a 1024-GPU day
+ * (~680 k intervals): ~280 ms of allocation and copying, the largest share of the fleet
+ * view's cold cost (#20); one pool that doubled still copied for ~115 ms.
  */
-class LaneAcc {
-  n = 0;
-  t0 = new Float64Array(16);
-  t1 = new Float64Array(16);
-  name = new Uint32Array(16);
-  rank = new Float64Array(16);
-  role = new Uint32Array(16);
-  constructor(
-    readonly node: string,
-    readonly gpu: number,
-  ) {}
-  push(t0: number, t1: number, name: number, rank: number, role: number): void {
-    if (this.n === this.t0.length) this.grow();
-    const i = this.n++;
-    this.t0[i] = t0;
-    this.t1[i] = t1;
-    this.name[i] = name;
-    this.rank[i] = rank;
-    this.role[i] = role;
+class IntervalPool {
+  private readonly chunks: IntervalChunk[] = [];
+  private c: IntervalChunk = newIntervalChunk();
+  private at = 0;
+  constructor() {
+    this.chunks.push(this.c);
   }
-  private grow(): void {
-    const c = this.t0.length * 2;
-    this.t0 = grown(this.t0, c);
-    this.t1 = grown(this.t1, c);
-    this.name = grown(this.name, c);
-    this.rank = grown(this.rank, c);
-    this.role = grown(this.role, c);
+  push(slot: number, t0: number, t1: number, name: number, rank: number, role: number): void {
+    if (this.at === POOL_CHUNK) {
+      this.chunks.push((this.c = newIntervalChunk()));
+      this.at = 0;
+    }
+    const c = this.c;
+    const i = this.at++;
+    c.slot[i] = slot;
+    c.t0[i] = t0;
+    c.t1[i] = t1;
+    c.name[i] = name;
+    c.rank[i] = rank;
+    c.role[i] = role;
+  }
+  /** Calls `f(chunk, count)` for the filled part of each chunk, in the order pushed. */
+  forEachChunk(f: (c: IntervalChunk, count: number) => void): void {
+    for (let k = 0; k < this.chunks.length; k++) f(this.chunks[k]!, k + 1 < this.chunks.length ? POOL_CHUNK : this.at);
+  }
+  /**
+   * Each slot's intervals (`lanes[slot]` names it), lanes sorted by (node, gpu), each lane
+   * sorted by t0 (stable: ties keep the order found). The lanes' columns are views of one
+   * buffer per column.
+   */
+  split(lanes: readonly { node: string; gpu: number }[]): LaneIntervals[] {
+    const count = new Uint32Array(lanes.length);
+    this.forEachChunk((c, m) => {
+      for (let i = 0; i < m; i++) count[c.slot[i]!]!++;
+    });
+    const order = lanes.map((_, k) => k).filter((k) => count[k]! > 0);
+    order.sort((x, y) => cmpStr(lanes[x]!.node, lanes[y]!.node) || lanes[x]!.gpu - lanes[y]!.gpu);
+    const at = new Uint32Array(lanes.length);
+    let w = 0;
+    for (const k of order) {
+      at[k] = w;
+      w += count[k]!;
+    }
+    const t0 = new Float64Array(w);
+    const t1 = new Float64Array(w);
+    const name = new Uint32Array(w);
+    const rank = new Float64Array(w);
+    const role = new Uint32Array(w);
+    this.forEachChunk((c, m) => {
+      for (let i = 0; i < m; i++) {
+        const j = at[c.slot[i]!]!++;
+        t0[j] = c.t0[i]!;
+        t1[j] = c.t1[i]!;
+        name[j] = c.name[i]!;
+        rank[j] = c.rank[i]!;
+        role[j] = c.role[i]!;
+      }
+    });
+    return order.map((k) => {
+      const n = count[k]!;
+      const end = at[k]!;
+      const from = end - n;
+      const out: LaneIntervals = {
+        node: lanes[k]!.node,
+        gpu: lanes[k]!.gpu,
+        n,
+        t0: t0.subarray(from, end),
+        t1: t1.subarray(from, end),
+        name: name.subarray(from, end),
+        rank: rank.subarray(from, end),
+        role: role.subarray(from, end),
+      };
+      let sorted = true;
+      for (let i = 1; i < n && sorted; i++) if (!(out.t0[i - 1]! <= out.t0[i]!)) sorted = false;
+      if (!sorted) {
+        const src = { t0: out.t0.slice(), t1: out.t1.slice(), name: out.name.slice(), rank: out.rank.slice(), role: out.role.slice() };
+        const perm = stableOrder(src.t0, n);
+        for (let q = 0; q < n; q++) {
+          const i = perm[q]!;
+          out.t0[q] = src.t0[i]!;
+          out.t1[q] = src.t1[i]!;
+          out.name[q] = src.name[i]!;
+          out.rank[q] = src.rank[i]!;
+          out.role[q] = src.role[i]!;
+        }
+      }
+      return out;
+    });
   }
 }
 
@@ -290,22 +377,24 @@ export async function laneIntervals(
     if (entry.index.ok) return await sliceIndex(store, entry.index, t0, t1, selection);
   } else indexCache.set(source, { edge, lanes, winSig, index: null });
 
-  // lanes by (node id, gpu): numeric keys for the usual small GPU indices
-  const accs = new Map<number | string, LaneAcc>();
-  const picked = new Map<number | string, boolean>();
+  // lanes by (node id, gpu): numeric keys for the usual small GPU indices; slot -1 = not selected
+  const pool = new IntervalPool();
+  const found: { node: string; gpu: number }[] = [];
+  const slots = new Map<number | string, number>();
   const key = (node: number, gpu: number): number | string =>
     gpu >= 0 && gpu < 65536 && Number.isInteger(gpu) ? node * 65536 + gpu : `${node}\u0000${gpu}`;
-  const accOf = (nodeId: number, gpu: number): LaneAcc | null => {
+  const slotOf = (nodeId: number, gpu: number): number => {
     const k = key(nodeId, gpu);
-    let a = accs.get(k);
-    if (a) return a;
-    if (selection) {
-      let ok = picked.get(k);
-      if (ok === undefined) picked.set(k, (ok = selection.has(str[nodeId]!, gpu)));
-      if (!ok) return null;
+    let slot = slots.get(k);
+    if (slot === undefined) {
+      slot = selection && !selection.has(str[nodeId]!, gpu) ? -1 : found.push({ node: str[nodeId]!, gpu }) - 1;
+      slots.set(k, slot);
     }
-    accs.set(k, (a = new LaneAcc(str[nodeId]!, gpu)));
-    return a;
+    return slot;
+  };
+  const push = (nodeId: number, gpu: number, t0: number, t1: number, name: number, rank: number, role: number) => {
+    const slot = slotOf(nodeId, gpu);
+    if (slot >= 0) pool.push(slot, t0, t1, name, rank, role);
   };
 
   const visit = (b: PhaseBlock, i: number, evT1: number) => {
@@ -321,12 +410,12 @@ export async function laneIntervals(
         const clip0 = Math.max(evT0, w.t0);
         const clip1 = w.t1 === null ? evT1 : Math.min(evT1, w.t1);
         if (clip0 >= clip1) continue;
-        for (const [nodeId, gpu] of covered[wi]!) accOf(nodeId, gpu)?.push(clip0, clip1, name, rank, role);
+        for (const [nodeId, gpu] of covered[wi]!) push(nodeId, gpu, clip0, clip1, name, rank, role);
       }
       return;
     }
     const nodeId = b.node[i]!;
-    for (let g = b.gpuOff[i]!, end = b.gpuOff[i + 1]!; g < end; g++) accOf(nodeId, b.gpus[g]!)?.push(evT0, evT1, name, rank, role);
+    for (let g = b.gpuOff[i]!, end = b.gpuOff[i + 1]!; g < end; g++) push(nodeId, b.gpus[g]!, evT0, evT1, name, rank, role);
   };
 
   for (let k = 0; k < blocks.length; k++) {
@@ -352,41 +441,21 @@ export async function laneIntervals(
   if (meta && typeof start === "number" && (t0 === null || t0 <= start)) {
     const initialize = strings.id("initialize");
     const derived = strings.id("derived");
-    for (const a of accs.values()) {
-      let first = Infinity;
-      for (let i = 0; i < a.n; i++) if (a.t0[i]! < first) first = a.t0[i]!;
-      if (first > start && (t1 === null || start < t1) && (t0 === null || first > t0)) a.push(start, first, initialize, -1, derived);
+    // each lane's earliest start; a lane starting after the run did gets `initialize` before it
+    const first = new Float64Array(found.length).fill(Infinity);
+    pool.forEachChunk((c, m) => {
+      for (let i = 0; i < m; i++) {
+        const slot = c.slot[i]!;
+        if (c.t0[i]! < first[slot]!) first[slot] = c.t0[i]!;
+      }
+    });
+    for (let slot = 0; slot < found.length; slot++) {
+      const f = first[slot]!;
+      if (f > start && (t1 === null || start < t1) && (t0 === null || f > t0)) pool.push(slot, start, f, initialize, -1, derived);
     }
   }
 
-  const ordered = [...accs.values()].filter((a) => a.n > 0).sort((a, b) => cmpStr(a.node, b.node) || a.gpu - b.gpu);
-  return ordered.map((a) => {
-    const n = a.n;
-    const out: LaneIntervals = {
-      node: a.node,
-      gpu: a.gpu,
-      n,
-      t0: a.t0.slice(0, n),
-      t1: a.t1.slice(0, n),
-      name: a.name.slice(0, n),
-      rank: a.rank.slice(0, n),
-      role: a.role.slice(0, n),
-    };
-    let sorted = true;
-    for (let i = 1; i < n && sorted; i++) if (!(a.t0[i - 1]! <= a.t0[i]!)) sorted = false;
-    if (!sorted) {
-      const order = stableOrder(a.t0, n);
-      for (let k = 0; k < n; k++) {
-        const i = order[k]!;
-        out.t0[k] = a.t0[i]!;
-        out.t1[k] = a.t1[i]!;
-        out.name[k] = a.name[i]!;
-        out.rank[k] = a.rank[i]!;
-        out.role[k] = a.role[i]!;
-      }
-    }
-    return out;
-  });
+  return pool.split(found);
 }
 
 /**
