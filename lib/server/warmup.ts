@@ -13,7 +13,8 @@
  *     people opened last (else the most recently active; `runsToWarm`) their RunContext (telemetry store, dump reader; globalThis,
  *     lib/server/runs/context.ts) with the run header answered once (`/api/meta`'s
  *     computation and topology), which fills the stores' own caches of partition lists,
- *     time range and catalogs.
+ *     time range and catalogs, and the newest steps' summaries (`DumpReader.prewarm`:
+ *     from the data dir's cache, else built at low priority, as a step view would).
  *
  * Opt out with RLBOARD_WARMUP=0.
  */
@@ -144,6 +145,9 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS):
     try {
       const ctx = await getRunOrThrow(run.id);
       await Promise.all([getMeta(ctx), getTopology(ctx.store)]);
+      // The newest steps' summaries (from the data dir's cache, or built at low priority):
+      // what a step view and its trajectories ask first.
+      await ctx.dumps.prewarm();
       n++;
     } catch {
       /* a run that cannot be read answers its error to the request that asks for it */

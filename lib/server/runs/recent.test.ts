@@ -7,7 +7,7 @@ import { GET as runsGET } from "@/app/api/runs/route";
 import { getDb, openDatabase } from "@/lib/server/db";
 import { NOTE_EVERY_MS, noteRunOpened, RECENT_KEEP, recentlyOpenedRuns } from "@/lib/server/runs/recent";
 import type { ScannedRun } from "@/lib/server/runs/scan";
-import { runsToWarm } from "@/lib/server/warmup";
+import { runsToWarm, warmRuns } from "@/lib/server/warmup";
 import { copyRunWithOldMtimes } from "@/lib/store/telemetry/testing";
 import { callRoute, setupTestServer } from "@/lib/testing/api";
 import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
@@ -83,5 +83,24 @@ describe("opens recorded by the request path", () => {
     expect(recentlyOpenedRuns(getDb())).toEqual([]);
     expect((await callRoute(metaGET, "/api/meta?run=alpha", { token: server.token })).status).toBe(200);
     expect(recentlyOpenedRuns(getDb())).toEqual(["alpha"]);
+  });
+});
+
+describe("warmRuns", () => {
+  it("opens the runs to warm and builds their newest steps' summaries before the first request", async () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-warm-root-"));
+    made.push(base);
+    copyRunWithOldMtimes(MILES_DEMO_RUN, path.join(base, "alpha"));
+    const server = await setupTestServer({ runsRoots: [base] });
+    made.push(server.dataDir);
+    expect(await warmRuns()).toBe(1);
+    const [runCache] = fs.readdirSync(path.join(server.dataDir, "cache"));
+    // miles-demo has train steps 0, 1, 2: the two newest are built, the oldest is left to its first request
+    expect(fs.readdirSync(path.join(server.dataDir, "cache", runCache!, "dumps")).filter((f) => f.endsWith(".summary.parquet")).sort()).toEqual([
+      "rollout_1.summary.parquet",
+      "rollout_2.summary.parquet",
+    ]);
+    // warming is not opening: nothing is noted as opened by a person
+    expect(recentlyOpenedRuns(getDb())).toEqual([]);
   });
 });
