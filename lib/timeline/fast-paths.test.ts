@@ -11,10 +11,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openMetricStore, type MetricStore, type PhaseEvent } from "@/lib/store/telemetry";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
-import { makeTmpDir, phase, RunBuilder, type EngineRow } from "@/lib/store/telemetry/testing";
+import { makeTmpDir, phase, RunBuilder, type EngineRow, type GpuRow } from "@/lib/store/telemetry/testing";
 import { engineParts } from "@/lib/timeline/engine";
 import { heatmap } from "@/lib/timeline/heatmap";
 import { resolveLanes } from "@/lib/timeline/lanes";
+import { outliers } from "@/lib/timeline/outliers";
 import { laneIntervals, phasesByLane } from "@/lib/timeline/phases";
 
 const dirs: string[] = [];
@@ -243,5 +244,50 @@ describe("cache-backed engine blocks", () => {
     expect(after.length).toBe(before.length + 1);
     const again = plain(await engineParts(store, "sglang_num_requests_total", null, null, true));
     expect(again).toEqual(plain(await reference(open(b), "sglang_num_requests_total", null, null, true)));
+  });
+});
+
+describe("lowest_util outliers", () => {
+  it("match the mean over the raw rows, for cache-loaded and freshly parsed blocks", async () => {
+    const r = rng(5);
+    const rows: GpuRow[] = [];
+    for (let t = T0 + 10; t < T0 + 3 * H; t += 7)
+      for (const node of ["10.0.0.2", "10.0.0.1"])
+        for (let g = 0; g < 4; g++) if (r() < 0.9) rows.push({ ts: t + (g === 3 ? 0.5 : 0), node, gpu: g, util: Math.floor(r() * 101), mem_mb: 1, power_w: 2 });
+    // a few rows filed out of time order
+    for (let i = 0; i + 30 < rows.length; i += 211) [rows[i], rows[i + 30]] = [rows[i + 30]!, rows[i]!];
+    const b = run().gpu(...rows);
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    await open(b, cacheDir).gpuUtil.window(null, null);
+    await flushBinaryCache();
+    const cached = open(b, cacheDir);
+    const blocks = await cached.gpuUtil.window(null, null);
+    expect(blocks.some((x) => x.flatUtil() !== null)).toBe(true);
+    const oracle = (t0: number | null, t1: number | null) => {
+      const acc = new Map<string, { node: string; gpu: number; sum: number; n: number }>();
+      for (const row of rows) {
+        if ((t0 !== null && row.ts < t0) || (t1 !== null && row.ts > t1)) continue;
+        const k = `${row.node}:${row.gpu}`;
+        const a = acc.get(k) ?? { node: row.node, gpu: row.gpu, sum: 0, n: 0 };
+        a.sum += row.util;
+        a.n++;
+        acc.set(k, a);
+      }
+      return [...acc.values()]
+        .map((a) => ({ node: a.node, gpu: a.gpu, score: a.sum / a.n }))
+        .sort((x, y) => x.score - y.score || (x.node < y.node ? -1 : x.node > y.node ? 1 : 0) || x.gpu - y.gpu);
+    };
+    for (const store of [cached, open(b)])
+      for (const [t0, t1] of [
+        [null, null],
+        [T0 + 100, T0 + 2 * H + 5],
+        [T0 + H, T0 + H + 0.5],
+        // bounds on rows' stamps (a row at t0 and rows at t1 count)
+        [T0 + 10 + 7 * 300 + 0.5, T0 + 10 + 7 * 500],
+        [T0 + 2.5 * H, null],
+        [T0 + 4 * H, T0 + 5 * H],
+      ] as [number | null, number | null][])
+        expect(await outliers(store, "lowest_util", t0, t1, 100), `${t0} ${t1}`).toEqual(oracle(t0, t1));
   });
 });
