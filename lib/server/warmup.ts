@@ -13,8 +13,8 @@
  *     people opened last (else the most recently active; `runsToWarm`) their RunContext (telemetry store, dump reader; globalThis,
  *     lib/server/runs/context.ts) with the run header answered once (`/api/meta`'s
  *     computation and topology), which fills the stores' own caches of partition lists,
- *     time range and catalogs, and the newest steps' summaries (`DumpReader.prewarm`:
- *     from the data dir's cache, else built at low priority, as a step view would).
+ *     time range and catalogs, and the newest steps' summaries where the data dir's cache
+ *     has them (`DumpReader.warmFromCache`).
  *
  * Opt out with RLBOARD_WARMUP=0.
  */
@@ -145,9 +145,10 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS):
     try {
       const ctx = await getRunOrThrow(run.id);
       await Promise.all([getMeta(ctx), getTopology(ctx.store)]);
-      // The newest steps' summaries (from the data dir's cache, or built at low priority):
-      // what a step view and its trajectories ask first.
-      await ctx.dumps.prewarm();
+      // The newest steps' summaries, where the data dir's cache has them: what a step view
+      // and its trajectories ask first. Never built here (a 2048-sample step's join takes
+      // seconds, and would compete with the first requests of a fresh data dir).
+      await ctx.dumps.warmFromCache();
       n++;
     } catch {
       /* a run that cannot be read answers its error to the request that asks for it */

@@ -469,6 +469,23 @@ describe("close() and prewarm()", () => {
     await expect(fs.readdir(cacheDir)).rejects.toThrow();
   });
 
+  test("warmFromCache() loads the newest steps' summaries only where the cache has them, and builds nothing", async () => {
+    await writeSteps([0, 1, 2]);
+    expect(await openReader(dir, { cacheDir }).warmFromCache()).toBe(0);
+    expect(await fs.readdir(cacheDir)).toEqual([]);
+    expect(await openReader(dir).warmFromCache()).toBe(0); // no cache dir at all
+    const builder = openReader(dir, { cacheDir });
+    await builder.summary(2, false);
+    const r = openReader(dir, { cacheDir });
+    expect(await r.warmFromCache()).toBe(1); // step 2 cached, step 1 not
+    await builder.summary(1, false);
+    expect(await openReader(dir, { cacheDir }).warmFromCache()).toBe(2);
+    expect(await r.summary(2, false)).toEqual(await openReader(dir).summary(2, false));
+    expect((await fs.readdir(cacheDir)).sort()).toEqual(["rollout_1.summary.parquet", "rollout_2.summary.parquet"]);
+    await r.close();
+    expect(await r.warmFromCache()).toBe(0);
+  });
+
   test("prewarm waits for foreground calls and answers them the same", async () => {
     await writeSteps([0, 1]);
     const r = openReader(dir, { cacheDir });

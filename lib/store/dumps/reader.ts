@@ -451,6 +451,38 @@ export class DumpReader {
   // ---- background prewarm
 
   /**
+   * The newest PREWARM_STEPS train steps' summaries into memory, from the data dir's cache
+   * only: a step whose summary was never built is left to its first request (or `prewarm`),
+   * so this costs a cache read per step, never a join of `.pt` files. For the server's
+   * warm-up at start (lib/server/warmup.ts). Returns how many steps it loaded.
+   */
+  async warmFromCache(): Promise<number> {
+    if (this.closed || !this.cacheDir) return 0;
+    const cacheDir = this.cacheDir;
+    let train: number[];
+    try {
+      ({ train } = await listIds(this.fs));
+    } catch {
+      return 0;
+    }
+    let n = 0;
+    for (const rolloutId of train.slice(-PREWARM_STEPS).reverse()) {
+      try {
+        const stem = rolloutStem(rolloutId, false);
+        const key = summaryCacheKey(await this.summarySources(rolloutId, false));
+        const mem = this.summaries.get(stem);
+        const frame = mem && mem.key === key ? mem.frame : await readSummaryCache(summaryCachePath(cacheDir, stem), key);
+        if (frame === null) continue;
+        this.summaries.set(stem, { key, frame });
+        n++;
+      } catch {
+        /* being written, vanished, unreadable: its first request reports it */
+      }
+    }
+    return n;
+  }
+
+  /**
    * Background warm-up of step summaries (memory LRU + disk cache), so that opening a
    * step view finds its summary ready:
    *  - `prewarm()`: the newest `PREWARM_STEPS` visible train steps, newest first;
