@@ -17,6 +17,15 @@ const made: string[] = [];
 afterAll(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
 });
+/** A test server whose runs root holds one run, `alpha` (a copy of miles-demo). */
+async function serverWithRunAlpha() {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-recent-root-"));
+  made.push(base);
+  copyRunWithOldMtimes(MILES_DEMO_RUN, path.join(base, "alpha"));
+  const server = await setupTestServer({ runsRoots: [base] });
+  made.push(server.dataDir);
+  return server;
+}
 function tmpDb() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-recent-"));
   made.push(dir);
@@ -72,11 +81,7 @@ describe("runsToWarm", () => {
 
 describe("opens recorded by the request path", () => {
   it("notes a run when a signed-in request resolves it, and not for anonymous, unknown-run or run-less requests", async () => {
-    const base = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-recent-root-"));
-    made.push(base);
-    copyRunWithOldMtimes(MILES_DEMO_RUN, path.join(base, "alpha"));
-    const server = await setupTestServer({ runsRoots: [base] });
-    made.push(server.dataDir);
+    const server = await serverWithRunAlpha();
     expect(recentlyOpenedRuns(getDb())).toEqual([]);
     expect((await callRoute(metaGET, "/api/meta?run=alpha", { token: null })).status).toBe(401);
     expect((await callRoute(metaGET, "/api/meta?run=nope", { token: server.token })).status).toBe(404);
@@ -89,11 +94,7 @@ describe("opens recorded by the request path", () => {
 
 describe("warmRuns", () => {
   it("opens the runs to warm and loads their newest steps' summaries from the cache, building none", async () => {
-    const base = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-warm-root-"));
-    made.push(base);
-    copyRunWithOldMtimes(MILES_DEMO_RUN, path.join(base, "alpha"));
-    const server = await setupTestServer({ runsRoots: [base] });
-    made.push(server.dataDir);
+    const server = await serverWithRunAlpha();
     const summaries = () => {
       const dirs = fs.existsSync(path.join(server.dataDir, "cache")) ? fs.readdirSync(path.join(server.dataDir, "cache")) : [];
       return dirs.flatMap((d) => (fs.existsSync(path.join(server.dataDir, "cache", d, "dumps")) ? fs.readdirSync(path.join(server.dataDir, "cache", d, "dumps")) : []));
