@@ -4,7 +4,7 @@
  * synthetic `initialize` band from `meta.start_ts`.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { cmpStr, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
+import { CHUNK, cmpStr, Col, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
@@ -179,61 +179,34 @@ export interface LaneIntervals {
   role: Uint32Array;
 }
 
-/** Rows per chunk of an IntervalPool. */
-const POOL_CHUNK = 1 << 16;
-
-interface IntervalChunk {
-  slot: Uint32Array;
-  t0: Float64Array;
-  t1: Float64Array;
-  name: Uint32Array;
-  rank: Float64Array;
-  role: Uint32Array;
-}
-
-function newIntervalChunk(): IntervalChunk {
-  return {
-    slot: new Uint32Array(POOL_CHUNK),
-    t0: new Float64Array(POOL_CHUNK),
-    t1: new Float64Array(POOL_CHUNK),
-    name: new Uint32Array(POOL_CHUNK),
-    rank: new Float64Array(POOL_CHUNK),
-    role: new Uint32Array(POOL_CHUNK),
-  };
-}
-
 /**
- * The intervals one pass finds for every lane, in fixed-size chunks of typed columns (no
- * regrowth copies), each with its lane's slot; `split` hands each lane its own, in the
- * order they were found. Columns per lane that doubled on their own meant 1024 lanes × 5
- * columns × ~6 regrowths of small typed arrays for one cold 4 h window of a 1024-GPU day
- * (~680 k intervals): ~280 ms of allocation and copying, the largest share of the fleet
- * view's cold cost (#20); one pool that doubled still copied for ~115 ms.
+ * The intervals one pass finds for every lane, in chunked columns whose chunks start full
+ * (`Col` with a first capacity of CHUNK: no regrowth copies), each with its lane's slot;
+ * `split` hands each lane its own, in the order they were found. Columns per lane that
+ * doubled on their own meant 1024 lanes × 5 columns × ~6 regrowths of small typed arrays
+ * for one cold 4 h window of a 1024-GPU day (~680 k intervals): ~280 ms of allocation and
+ * copying, the largest share of the fleet view's cold cost (#20); one pool that doubled
+ * still copied for ~115 ms.
  */
 class IntervalPool {
-  private readonly chunks: IntervalChunk[] = [];
-  private c: IntervalChunk = newIntervalChunk();
-  private at = 0;
-  constructor() {
-    this.chunks.push(this.c);
-  }
+  readonly slot = new Col(Uint32Array, CHUNK);
+  readonly t0 = new Col(Float64Array, CHUNK);
+  readonly t1 = new Col(Float64Array, CHUNK);
+  readonly name = new Col(Uint32Array, CHUNK);
+  readonly rank = new Col(Float64Array, CHUNK);
+  readonly role = new Col(Uint32Array, CHUNK);
   push(slot: number, t0: number, t1: number, name: number, rank: number, role: number): void {
-    if (this.at === POOL_CHUNK) {
-      this.chunks.push((this.c = newIntervalChunk()));
-      this.at = 0;
-    }
-    const c = this.c;
-    const i = this.at++;
-    c.slot[i] = slot;
-    c.t0[i] = t0;
-    c.t1[i] = t1;
-    c.name[i] = name;
-    c.rank[i] = rank;
-    c.role[i] = role;
+    this.slot.push(slot);
+    this.t0.push(t0);
+    this.t1.push(t1);
+    this.name.push(name);
+    this.rank.push(rank);
+    this.role.push(role);
   }
-  /** Calls `f(chunk, count)` for the filled part of each chunk, in the order pushed. */
-  forEachChunk(f: (c: IntervalChunk, count: number) => void): void {
-    for (let k = 0; k < this.chunks.length; k++) f(this.chunks[k]!, k + 1 < this.chunks.length ? POOL_CHUNK : this.at);
+  /** Calls `f(k, count)` for the filled part of each chunk k, in the order pushed. */
+  forEachChunk(f: (k: number, count: number) => void): void {
+    const n = this.slot.length;
+    for (let k = 0; k * CHUNK < n; k++) f(k, Math.min(CHUNK, n - k * CHUNK));
   }
   /**
    * Each slot's intervals (`lanes[slot]` names it), lanes sorted by (node, gpu), each lane
@@ -242,8 +215,9 @@ class IntervalPool {
    */
   split(lanes: readonly { node: string; gpu: number }[]): LaneIntervals[] {
     const count = new Uint32Array(lanes.length);
-    this.forEachChunk((c, m) => {
-      for (let i = 0; i < m; i++) count[c.slot[i]!]!++;
+    this.forEachChunk((k, m) => {
+      const slot = this.slot.chunks[k]!;
+      for (let i = 0; i < m; i++) count[slot[i]!]!++;
     });
     const order = lanes.map((_, k) => k).filter((k) => count[k]! > 0);
     order.sort((x, y) => cmpStr(lanes[x]!.node, lanes[y]!.node) || lanes[x]!.gpu - lanes[y]!.gpu);
@@ -258,14 +232,20 @@ class IntervalPool {
     const name = new Uint32Array(w);
     const rank = new Float64Array(w);
     const role = new Uint32Array(w);
-    this.forEachChunk((c, m) => {
+    this.forEachChunk((k, m) => {
+      const slots = this.slot.chunks[k]!;
+      const c0 = this.t0.chunks[k]!;
+      const c1 = this.t1.chunks[k]!;
+      const cn = this.name.chunks[k]!;
+      const cr = this.rank.chunks[k]!;
+      const co = this.role.chunks[k]!;
       for (let i = 0; i < m; i++) {
-        const j = at[c.slot[i]!]!++;
-        t0[j] = c.t0[i]!;
-        t1[j] = c.t1[i]!;
-        name[j] = c.name[i]!;
-        rank[j] = c.rank[i]!;
-        role[j] = c.role[i]!;
+        const j = at[slots[i]!]!++;
+        t0[j] = c0[i]!;
+        t1[j] = c1[i]!;
+        name[j] = cn[i]!;
+        rank[j] = cr[i]!;
+        role[j] = co[i]!;
       }
     });
     return order.map((k) => {
@@ -443,10 +423,12 @@ export async function laneIntervals(
     const derived = strings.id("derived");
     // each lane's earliest start; a lane starting after the run did gets `initialize` before it
     const first = new Float64Array(found.length).fill(Infinity);
-    pool.forEachChunk((c, m) => {
+    pool.forEachChunk((k, m) => {
+      const slots = pool.slot.chunks[k]!;
+      const starts = pool.t0.chunks[k]!;
       for (let i = 0; i < m; i++) {
-        const slot = c.slot[i]!;
-        if (c.t0[i]! < first[slot]!) first[slot] = c.t0[i]!;
+        const slot = slots[i]!;
+        if (starts[i]! < first[slot]!) first[slot] = starts[i]!;
       }
     });
     for (let slot = 0; slot < found.length; slot++) {

@@ -35,7 +35,14 @@ export class Col<A extends TypedArray> {
    * the binary cache, or compacted when its partition closed); null while it grows.
    */
   flat: A | null = null;
-  constructor(private readonly ctor: Ctor<A>) {}
+  /**
+   * `firstCap`: a new chunk's first capacity. A column known to fill many chunks (a
+   * query's scratch rows) starts each at CHUNK, so no chunk is ever regrown and copied.
+   */
+  constructor(
+    private readonly ctor: Ctor<A>,
+    private readonly firstCap = FIRST_CAP,
+  ) {}
 
   push(v: number): void {
     this.flat = null;
@@ -43,7 +50,7 @@ export class Col<A extends TypedArray> {
     const off = this.length & MASK;
     let chunk = this.chunks[c];
     if (chunk === undefined) {
-      chunk = new this.ctor(FIRST_CAP);
+      chunk = new this.ctor(this.firstCap);
       this.chunks.push(chunk);
     } else if (off === chunk.length) {
       const grown = new this.ctor(Math.min(CHUNK, chunk.length * 2));
@@ -64,7 +71,7 @@ export class Col<A extends TypedArray> {
       let chunk = this.chunks[c];
       const take = Math.min(to - at, CHUNK - off);
       if (chunk === undefined) {
-        chunk = new this.ctor(Math.min(CHUNK, Math.max(FIRST_CAP, take)));
+        chunk = new this.ctor(Math.min(CHUNK, Math.max(this.firstCap, take)));
         this.chunks.push(chunk);
       } else if (off + take > chunk.length) {
         let cap = chunk.length * 2;
