@@ -10,8 +10,9 @@
  *     instance Next serves from). Pure module loading: no file of any run is read.
  *  2. `warmRuns` — opens what every first request needs and the server keeps anyway: the
  *     SQLite database, the run registry (one scan of the runs roots), and for the runs
- *     people opened last (else the most recently active; `runsToWarm`) their RunContext (telemetry store, dump reader; globalThis,
- *     lib/server/runs/context.ts) with the run header answered once (`/api/meta`'s
+ *     people opened last (else the most recently active; `runsToWarm`) their RunContext
+ *     (telemetry store, dump reader; globalThis, lib/server/runs/context.ts) with the run
+ *     header answered once (`/api/meta`'s
  *     computation and topology), which fills the stores' own caches of partition lists,
  *     time range and catalogs, and the newest steps' summaries where the data dir's cache
  *     has them (`DumpReader.warmFromCache`).

@@ -355,19 +355,27 @@ export class DumpReader {
     const mem = this.summaries.get(stem);
     if (mem && mem.key === key) return mem.frame;
     return this.inflight.run(`${stem}\u0000${key}`, async () => {
-      const cachePath = this.cacheDir ? summaryCachePath(this.cacheDir, stem) : null;
-      let frame = cachePath ? await readSummaryCache(cachePath, key) : null;
-      if (frame === null) {
-        frame = await this.computeSummary(rolloutId, evaluation, background);
-        if (cachePath) {
-          await writeSummaryCache(cachePath, key, frame).catch((err: unknown) => {
-            console.warn(`[rlboard] could not write summary cache ${cachePath}:`, err);
-          });
-        }
+      const known = await this.knownFrame(stem, key);
+      if (known) return known;
+      const frame = await this.computeSummary(rolloutId, evaluation, background);
+      if (this.cacheDir) {
+        const cachePath = summaryCachePath(this.cacheDir, stem);
+        await writeSummaryCache(cachePath, key, frame).catch((err: unknown) => {
+          console.warn(`[rlboard] could not write summary cache ${cachePath}:`, err);
+        });
       }
       this.summaries.set(stem, { key, frame });
       return frame;
     });
+  }
+
+  /** A step's frame for `key` from memory, else from the data dir's cache (then kept in memory); null if neither has it. */
+  private async knownFrame(stem: string, key: string): Promise<SummaryFrame | null> {
+    const mem = this.summaries.get(stem);
+    if (mem && mem.key === key) return mem.frame;
+    const frame = this.cacheDir ? await readSummaryCache(summaryCachePath(this.cacheDir, stem), key) : null;
+    if (frame) this.summaries.set(stem, { key, frame });
+    return frame;
   }
 
   /** `background` (prewarm): yield to the event loop every few rows of the join. */
@@ -458,7 +466,6 @@ export class DumpReader {
    */
   async warmFromCache(): Promise<number> {
     if (this.closed || !this.cacheDir) return 0;
-    const cacheDir = this.cacheDir;
     let train: number[];
     try {
       ({ train } = await listIds(this.fs));
@@ -468,13 +475,8 @@ export class DumpReader {
     let n = 0;
     for (const rolloutId of train.slice(-PREWARM_STEPS).reverse()) {
       try {
-        const stem = rolloutStem(rolloutId, false);
         const key = summaryCacheKey(await this.summarySources(rolloutId, false));
-        const mem = this.summaries.get(stem);
-        const frame = mem && mem.key === key ? mem.frame : await readSummaryCache(summaryCachePath(cacheDir, stem), key);
-        if (frame === null) continue;
-        this.summaries.set(stem, { key, frame });
-        n++;
+        if (await this.knownFrame(rolloutStem(rolloutId, false), key)) n++;
       } catch {
         /* being written, vanished, unreadable: its first request reports it */
       }
