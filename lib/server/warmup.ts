@@ -12,10 +12,9 @@
  *     SQLite database, the run registry (one scan of the runs roots), and for the runs
  *     people opened last (else the most recently active; `runsToWarm`) their RunContext
  *     (telemetry store, dump reader; globalThis, lib/server/runs/context.ts) with the run
- *     header answered once (`/api/meta`'s
- *     computation and topology), which fills the stores' own caches of partition lists,
- *     time range and catalogs, and the newest steps' summaries where the data dir's cache
- *     has them (`DumpReader.warmFromCache`).
+ *     header answered once (`/api/meta`'s computation and topology), which fills the
+ *     stores' own caches of partition lists, time range and catalogs, and the newest
+ *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`).
  *
  * Opt out with RLBOARD_WARMUP=0.
  */
