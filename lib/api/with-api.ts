@@ -84,10 +84,11 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
       const { params, query } = parseRequest<Infer<P>, Infer<Q>>(opts.params, rawParams, opts.query, rawQuery);
       if (opts.cost === "heavy") release = await gate().acquire(user ? `user:${user.name}` : "anonymous");
       const run = (opts.run ?? true) ? await getRunOrThrow(runId) : (undefined as unknown as RunContext);
-      // What a restart warms first (lib/server/runs/recent.ts): runs signed-in people open.
-      if (run && user) noteRunOpened(getDb(), run.id);
       const kind = typeof opts.trajectories === "function" ? opts.trajectories(query) : opts.trajectories;
       if (kind) guardTrajectoryRead(run.id, user, kind, params as { rolloutId?: number; sampleIndex?: number } | undefined);
+      // What a restart warms first (lib/server/runs/recent.ts): runs signed-in people open
+      // (a request the guard refused did not open the run).
+      if (run && user) noteRunOpened(getDb(), run.id);
       const result = await handler({ req, url, query, params, user, run });
       if (result instanceof Response) return result;
       const keptResponse = await keptAnswerResponse(result);

@@ -3,7 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET as metaGET } from "@/app/api/meta/route";
+import { GET as trajectoriesGET } from "@/app/api/rollout/[rolloutId]/trajectories/route";
 import { GET as runsGET } from "@/app/api/runs/route";
+import { restrictRun } from "@/lib/server/auth/run-access";
 import { getDb, openDatabase } from "@/lib/server/db";
 import { getRunOrThrow } from "@/lib/server/runs/context";
 import { NOTE_EVERY_MS, noteRunOpened, RECENT_KEEP, recentlyOpenedRuns } from "@/lib/server/runs/recent";
@@ -86,6 +88,10 @@ describe("opens recorded by the request path", () => {
     expect((await callRoute(metaGET, "/api/meta?run=alpha", { token: null })).status).toBe(401);
     expect((await callRoute(metaGET, "/api/meta?run=nope", { token: server.token })).status).toBe(404);
     expect((await callRoute(runsGET, "/api/runs", { token: server.token })).status).toBe(200);
+    // a read the run's restriction refuses did not open it
+    restrictRun(getDb(), "alpha", []);
+    const refused = await callRoute(trajectoriesGET, "/api/rollout/1/trajectories?run=alpha", { token: server.token, params: { rolloutId: "1" } });
+    expect(refused.status).toBe(403);
     expect(recentlyOpenedRuns(getDb())).toEqual([]);
     expect((await callRoute(metaGET, "/api/meta?run=alpha", { token: server.token })).status).toBe(200);
     expect(recentlyOpenedRuns(getDb())).toEqual(["alpha"]);
