@@ -61,6 +61,9 @@ async function withFileBuffer<T>(abs: string, flags: string | number, fn: (buf: 
   }
 }
 
+/** Mirror rows kept per reader (a 32k-token row is ~0.8 MB as JS arrays). */
+const ROW_LRU = 8;
+
 interface MirrorIndex {
   valid: boolean;
   metadata: FileMetaData;
@@ -84,6 +87,11 @@ function asNumList(v: unknown): NumArray | null {
  */
 export class MirrorReader {
   private readonly indexes = new Lru<string, MirrorIndex>(16);
+  /**
+   * Rows read last, by file version and sample: the token view asks one sample window by
+   * window, and each read decoded the row's whole row group again (#20: warm window).
+   */
+  private readonly rows = new Lru<string, MirrorRow>(ROW_LRU);
 
   private async index(abs: string, buf: AsyncBuffer, versionKey: string): Promise<MirrorIndex> {
     const key = `${abs}\u0000${versionKey}`;
@@ -122,6 +130,9 @@ export class MirrorReader {
     expectKv?: readonly [string, string],
     flags: string | number = "r",
   ): Promise<{ valid: false } | { valid: true; row: MirrorRow | null }> {
+    const rowKey = `${abs}\u0000${versionKey}\u0000${expectKv ? expectKv.join("=") : ""}\u0000${sampleIndex}`;
+    const hit = this.rows.get(rowKey);
+    if (hit) return { valid: true, row: hit };
     return withFileBuffer(abs, flags, async (buf) => {
       const idx = await this.index(abs, buf, versionKey);
       if (!idx.valid) return { valid: false };
@@ -136,17 +147,16 @@ export class MirrorReader {
         compressors,
       });
       if (!r) return { valid: true, row: null };
-      return {
-        valid: true,
-        row: {
-          sample_index: asNum(r.sample_index),
-          response_length: asNum(r.response_length),
-          total_length: asNum(r.total_length),
-          tokens: asNumList(r.tokens) ?? [],
-          loss_mask: asNumList(r.loss_mask),
-          rollout_log_probs: asNumList(r.rollout_log_probs),
-        },
+      const row: MirrorRow = {
+        sample_index: asNum(r.sample_index),
+        response_length: asNum(r.response_length),
+        total_length: asNum(r.total_length),
+        tokens: asNumList(r.tokens) ?? [],
+        loss_mask: asNumList(r.loss_mask),
+        rollout_log_probs: asNumList(r.rollout_log_probs),
       };
+      this.rows.set(rowKey, row);
+      return { valid: true, row };
     });
   }
 }

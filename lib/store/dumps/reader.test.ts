@@ -571,5 +571,37 @@ describe("token point read: I/O budget (perf regression guard, not timed)", () =
     expect(new Set(secondTrain.map((x) => path.basename(x.path)))).toEqual(new Set(["0_2.pt"]));
     expect(sum(secondTrain)).toBeGreaterThanOrEqual(8 * STORAGE);
     expect(sum(secondTrain)).toBeLessThanOrEqual(8 * STORAGE + 8 * 1024);
+
+    // Another window of a sample read before: no read at all (neither the train storages
+    // nor the mirror's row group), and the same values a fresh reader finds.
+    const third = await recordReads(() => r.tokens(0, 7, { start: 100, end: 612 }));
+    expect(third).toEqual([]);
+    expect(await r.tokens(0, 7, { start: 100, end: 612 })).toEqual(await openReader(dir).tokens(0, 7, { start: 100, end: 612 }));
+  });
+});
+
+describe("token point read: kept rows follow the files", () => {
+  test("one reader answers a sample again from what it kept, and from the new files once they change", async () => {
+    const s = S(0, 3);
+    const mirrorRow = (tokens: number[]) => ({ sample_index: 0, response_length: 3, total_length: tokens.length, tokens, loss_mask: null, rollout_log_probs: null });
+    const mirror = path.join(dir, "dashboard_columns", "rollout_0.parquet");
+    await writeRollout(dir, 0, [s]);
+    await writeMirror(mirror, [mirrorRow(tokensOf(s))], ["created_by", "test"]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 } });
+    await ageFiles(dir);
+    const r = openReader(dir);
+    const a = await r.tokens(0, 0, {});
+    expect(await r.tokens(0, 0, {})).toEqual(a);
+
+    // The train shard is rewritten with other values: the same reader reads them.
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 7)], cp: { rank: 0, size: 1 } });
+    const b = await r.tokens(0, 0, {});
+    expect(b.train_log_probs).toEqual(await openReader(dir).tokens(0, 0, {}).then((t) => t.train_log_probs));
+    expect(b.train_log_probs).not.toEqual(a.train_log_probs);
+
+    // The mirror is rewritten with other token ids: the same reader reads them.
+    const other = tokensOf(s).map((t) => t + 1000);
+    await writeMirror(mirror, [mirrorRow(other)], ["created_by", "test"]);
+    expect((await r.tokens(0, 0, {})).token_ids).toEqual(other);
   });
 });

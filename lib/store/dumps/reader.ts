@@ -97,7 +97,16 @@ const EMPTY: readonly number[] = [];
 interface ShardSet {
   shards: ShardHandle[];
   locations: Map<number, Location[]>;
+  /**
+   * Samples point-read last from this version of the shards: the token view asks one
+   * sample window by window (#20: a warm 512-token window), and each asked the sample's
+   * storages from disk and unpickled them again.
+   */
+  rows: Lru<number, Promise<TrainRow>>;
 }
+
+/** Train rows kept per shard set (a 32k-token row's per-token fields are ~1 MB). */
+const TRAIN_ROW_LRU = 8;
 
 const stampKey = (s: FileStamp) => `${s.size}:${s.mtimeNs}`;
 
@@ -635,7 +644,8 @@ export class DumpReader {
       p = (async () => {
         const shards = await this.openShards(rolloutId);
         try {
-          return { shards, locations: await guardPtReads(this.fs, () => indexLocations(shards)) };
+          const locations = await guardPtReads(this.fs, () => indexLocations(shards));
+          return { shards, locations, rows: new Lru<number, Promise<TrainRow>>(TRAIN_ROW_LRU) };
         } catch (err) {
           await Promise.all(shards.map((h) => h.close()));
           throw err;
@@ -664,9 +674,20 @@ export class DumpReader {
     let row: TrainRow | null = null;
     const set = await setP;
     const locs = set?.locations.get(sampleIndex);
-    if (set && locs) row = await guardPtReads(this.fs, () => pointRead(set.shards, sampleIndex, locs));
+    if (set && locs) row = await this.trainRow(set, sampleIndex, locs);
     const decoder = await decoderP;
     return buildTokenPayload(rolloutId, sampleIndex, evaluation, mirror, row, opts, decoder ? (id) => decoder.decodeOne(id) : null);
+  }
+
+  /** One sample's train row from a shard set, read once per set version (a failed read is retried next time). */
+  private trainRow(set: ShardSet, sampleIndex: number, locs: readonly Location[]): Promise<TrainRow> {
+    let p = set.rows.get(sampleIndex);
+    if (!p) {
+      p = guardPtReads(this.fs, () => pointRead(set.shards, sampleIndex, locs));
+      p.catch(() => set.rows.delete(sampleIndex));
+      set.rows.set(sampleIndex, p);
+    }
+    return p;
   }
 
   private loadTokenizer(): Promise<TokenTextDecoder | null> {

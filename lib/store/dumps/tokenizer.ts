@@ -37,6 +37,9 @@ function byteDecoder(): Map<string, number> {
   return BYTE_DECODER;
 }
 
+/** Decoded token texts kept per tokenizer (a 150k vocabulary decoded whole is ~10 MB). */
+const DECODED_MAX = 65_536;
+
 const utf8Lossy = (bytes: number[]): string => new TextDecoder("utf-8").decode(new Uint8Array(bytes));
 
 function byteLevel(): Chain {
@@ -217,12 +220,19 @@ export function tokenizerFromJson(tok: unknown, config: unknown = {}): TokenText
   }
   const chain = buildChain(t.decoder);
   const clean = (config as Json | null)?.clean_up_tokenization_spaces === true;
+  // One id always decodes to the same text: each is decoded once (a token window repeats
+  // the same few thousand ids; at most DECODED_MAX texts are kept).
+  const decoded = new Map<number, string>();
   return {
     decodeOne(id: number): string {
+      const hit = decoded.get(id);
+      if (hit !== undefined) return hit;
       const token = idToToken.get(id);
       const tokens = token === undefined ? [] : [token];
-      const text = chain ? chain(tokens).join("") : tokens.join(" ");
-      return clean ? cleanup(text) : text;
+      const raw = chain ? chain(tokens).join("") : tokens.join(" ");
+      const text = clean ? cleanup(raw) : raw;
+      if (decoded.size < DECODED_MAX) decoded.set(id, text);
+      return text;
     },
   };
 }
