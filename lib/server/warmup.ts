@@ -14,7 +14,8 @@
  *     (telemetry store, dump reader; globalThis, lib/server/runs/context.ts) with the run
  *     header answered once (`/api/meta`'s computation and topology), which fills the
  *     stores' own caches of partition lists, time range and catalogs, and the newest
- *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`).
+ *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`)
+ *     and the newest of those steps' trajectory lanes (what a step view asks with them).
  *
  * Opt out with RLBOARD_WARMUP=0.
  */
@@ -132,12 +133,14 @@ export function runsToWarm(registry: Pick<RunRegistry, "find" | "list">, recent:
 
 /** Open the database, the registry and the runs to warm; answer their header once. Returns the runs opened. */
 export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS): Promise<number> {
-  const [{ getDb }, { getRegistry, getRunOrThrow }, { recentlyOpenedRuns }, { getMeta, getTopology }] = await Promise.all([
-    import("@/lib/server/db"),
-    import("@/lib/server/runs/context"),
-    import("@/lib/server/runs/recent"),
-    import("@/lib/timeline/api"),
-  ]);
+  const [{ getDb }, { getRegistry, getRunOrThrow }, { recentlyOpenedRuns }, { getMeta, getTopology }, { getRolloutTrajectories, storeTimeline }] =
+    await Promise.all([
+      import("@/lib/server/db"),
+      import("@/lib/server/runs/context"),
+      import("@/lib/server/runs/recent"),
+      import("@/lib/timeline/api"),
+      import("@/lib/rollout"),
+    ]);
   const runs = runsToWarm(getRegistry(), recentlyOpenedRuns(getDb()));
   let n = 0;
   for (const run of runs) {
@@ -148,7 +151,10 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS):
       // The newest steps' summaries, where the data dir's cache has them: what a step view
       // and its trajectories ask first. Never built here (a 2048-sample step's join takes
       // seconds, and would compete with the first requests of a fresh data dir).
-      await ctx.dumps.warmFromCache();
+      const steps = await ctx.dumps.warmFromCache();
+      // The step view asks its trajectories with its summary: the newest loaded step's
+      // (reads the trajectory events of its anatomy window, as its first request would).
+      if (steps.length > 0 && performance.now() < deadline) await getRolloutTrajectories(ctx.dumps, storeTimeline(ctx.store), steps[0]!);
       n++;
     } catch {
       /* a run that cannot be read answers its error to the request that asks for it */

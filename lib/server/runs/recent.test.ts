@@ -99,7 +99,7 @@ describe("opens recorded by the request path", () => {
 });
 
 describe("warmRuns", () => {
-  it("opens the runs to warm and loads their newest steps' summaries from the cache, building none", async () => {
+  it("opens the runs to warm, loads their newest steps' summaries from the cache (building none) and the newest one's trajectory events", async () => {
     const server = await serverWithRunAlpha();
     const summaries = () => {
       const dirs = fs.existsSync(path.join(server.dataDir, "cache")) ? fs.readdirSync(path.join(server.dataDir, "cache")) : [];
@@ -109,8 +109,13 @@ describe("warmRuns", () => {
     // an empty data dir: nothing is built at start (that is the first request's or prewarm's job)
     expect(summaries().filter((f) => f.endsWith(".summary.parquet"))).toEqual([]);
     const ctx = await getRunOrThrow("alpha");
+    const trajectoryBytesRead = async () => (await ctx.store.trajectories.files()).reduce((a, f) => a + f.offset, 0);
+    expect(await trajectoryBytesRead()).toBe(0);
     await ctx.dumps.summary(2, false);
-    expect(await ctx.dumps.warmFromCache()).toBe(1);
+    expect(await ctx.dumps.warmFromCache()).toEqual([2]);
+    // with step 2's summary in the cache, a warm-up also reads the trajectory events its view asks
+    expect(await warmRuns()).toBe(1);
+    expect(await trajectoryBytesRead()).toBe(fs.statSync(path.join(ctx.store.dir, "trajectories", "19700112_13.jsonl")).size);
     // warming is not opening: nothing is noted as opened by a person
     expect(recentlyOpenedRuns(getDb())).toEqual([]);
   });

@@ -471,19 +471,19 @@ describe("close() and prewarm()", () => {
 
   test("warmFromCache() loads the newest steps' summaries only where the cache has them, and builds nothing", async () => {
     await writeSteps([0, 1, 2]);
-    expect(await openReader(dir, { cacheDir }).warmFromCache()).toBe(0);
+    expect(await openReader(dir, { cacheDir }).warmFromCache()).toEqual([]);
     expect(await fs.readdir(cacheDir)).toEqual([]);
-    expect(await openReader(dir).warmFromCache()).toBe(0); // no cache dir at all
+    expect(await openReader(dir).warmFromCache()).toEqual([]); // no cache dir at all
     const builder = openReader(dir, { cacheDir });
     await builder.summary(2, false);
     const r = openReader(dir, { cacheDir });
-    expect(await r.warmFromCache()).toBe(1); // step 2 cached, step 1 not
+    expect(await r.warmFromCache()).toEqual([2]); // step 2 cached, step 1 not
     await builder.summary(1, false);
-    expect(await openReader(dir, { cacheDir }).warmFromCache()).toBe(2);
+    expect(await openReader(dir, { cacheDir }).warmFromCache()).toEqual([2, 1]);
     expect(await r.summary(2, false)).toEqual(await openReader(dir).summary(2, false));
     expect((await fs.readdir(cacheDir)).sort()).toEqual(["rollout_1.summary.parquet", "rollout_2.summary.parquet"]);
     await r.close();
-    expect(await r.warmFromCache()).toBe(0);
+    expect(await r.warmFromCache()).toEqual([]);
   });
 
   test("prewarm waits for foreground calls and answers them the same", async () => {

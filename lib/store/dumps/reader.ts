@@ -471,26 +471,26 @@ export class DumpReader {
    * The newest PREWARM_STEPS train steps' summaries into memory, from the data dir's cache
    * only: a step whose summary was never built is left to its first request (or `prewarm`),
    * so this costs a cache read per step, never a join of `.pt` files. For the server's
-   * warm-up at start (lib/server/warmup.ts). Returns how many steps it loaded.
+   * warm-up at start (lib/server/warmup.ts). Returns the steps it loaded, newest first.
    */
-  async warmFromCache(): Promise<number> {
-    if (this.closed || !this.cacheDir) return 0;
+  async warmFromCache(): Promise<number[]> {
+    if (this.closed || !this.cacheDir) return [];
     let train: number[];
     try {
       ({ train } = await listIds(this.fs));
     } catch {
-      return 0;
+      return [];
     }
-    let n = 0;
+    const loaded: number[] = [];
     for (const rolloutId of train.slice(-PREWARM_STEPS).reverse()) {
       try {
         const key = summaryCacheKey(await this.summarySources(rolloutId, false));
-        if (await this.knownFrame(rolloutStem(rolloutId, false), key)) n++;
+        if (await this.knownFrame(rolloutStem(rolloutId, false), key)) loaded.push(rolloutId);
       } catch {
         /* being written, vanished, unreadable: its first request reports it */
       }
     }
-    return n;
+    return loaded;
   }
 
   /**
