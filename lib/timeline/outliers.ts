@@ -3,7 +3,7 @@
  * into a selection.
  */
 import { badRequest } from "@/lib/contracts/errors";
-import { cmpStr, forEachTickRun, type MetricStore } from "@/lib/store/telemetry";
+import { cmpStr, forEachRowRun, type MetricStore } from "@/lib/store/telemetry";
 import { laneKey } from "@/lib/timeline/lanes";
 import { phasesByLane } from "@/lib/timeline/phases";
 
@@ -26,7 +26,7 @@ export async function outliers(
     const L = d.laneKeys.values.length;
     const sum = new Float64Array(L);
     const cnt = new Float64Array(L);
-    forEachTickRun(blocks, t0, t1, (b, _ts, c, from, to) => {
+    forEachRowRun(blocks, t0, t1, (b, c, from, to) => {
       const lane = b.lane.chunks[c]!;
       const util = b.util.chunks[c]!;
       for (let o = from; o < to; o++) {
