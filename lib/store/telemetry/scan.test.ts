@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { hourKey } from "@/lib/store/format/partition";
 import { openMetricStore, type GpuBlock } from "@/lib/store/telemetry";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { CHUNK } from "@/lib/store/telemetry/columns";
@@ -31,9 +32,7 @@ function twoHours(): RunBuilder {
     for (const ts of ticks)
       for (let l = 0; l < LANES; l++)
         lines.push(pyJsonLine({ ts, node: `10.0.0.${1 + (l >> 3)}`, gpu: l & 7, util: (ts + l) % 101, mem_mb: 1, power_w: 2 }));
-    const d = new Date((T0 + hour * H) * 1000);
-    const key = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, "0")}${String(d.getUTCDate()).padStart(2, "0")}_${String(d.getUTCHours()).padStart(2, "0")}`;
-    b.raw(`gpu_util/${key}.jsonl`, `${lines.join("\n")}\n`);
+    b.raw(`gpu_util/${hourKey(T0 + hour * H)}.jsonl`, `${lines.join("\n")}\n`);
   }
   return b;
 }
