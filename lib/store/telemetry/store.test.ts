@@ -353,4 +353,33 @@ describe("binary cache of closed partitions", () => {
     expect((await gpuRows(third)).map((r) => r[1])).toEqual([99, 12, 7, 13]);
     await new Promise((r) => setTimeout(r, 100)); // let pending cache writes settle before cleanup
   });
+
+  it("restores a phase hour whose strings are not the first the writing store interned", async () => {
+    // The writer's ids for hour 2 are {n1, train, y, n2, rollout}, some shared with hour 1;
+    // the cache maps them to local ids and a fresh store that reads hour 2 only back again.
+    const hour2 = [
+      phase("y", 3601, 3650, { node: "n2", role: "rollout", gpus: [3, 4], rank: 9 }),
+      phase("y", 3660, -1, { node: "n2", role: "rollout", rank: 9 }),
+      phase("actor_train", 3700, 3710),
+      phase("y", 3660, 3690, { node: "n1", role: "rollout", rank: 9 }),
+    ];
+    const b = run().phases(phase("actor_train", 5, 10, { role: "r0" }), phase("x", 20, -1), ...hour2);
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const src = path.join(b.dash, "phases", `${partitionKey(3601)}.jsonl`);
+    const fixed = new Date("2026-01-01T00:00:00Z");
+    fs.utimesSync(src, fixed, fixed);
+    const first = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    await first.phases.window(null, null);
+    await flushBinaryCache();
+    expect(fs.existsSync(path.join(cacheDir, "phases", `${partitionKey(3601)}.bin`))).toBe(true);
+    // Same size and mtime, different bytes: what follows is read from the cache.
+    fs.writeFileSync(src, fs.readFileSync(src, "utf8").replaceAll('"y"', '"z"'));
+    fs.utimesSync(src, fixed, fixed);
+    const second = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    const [ph] = await second.phases.window(3600, null);
+    expect(ph!.rows).toEqual(hour2);
+    expect(ph!.open).toEqual([1]);
+    expect(ph!.localUnmatched()).toEqual([1]);
+  });
 });
