@@ -9,7 +9,7 @@
  *  - the fleet overview (`timeline/fleet`, 600 buckets: what the timeline asks for above
  *    FLEET_THRESHOLD lanes) and the util heatmap (1200 buckets) of the newest and of the
  *    oldest 4 h of the day, with the binary partition cache in the data dir;
- *  - the same newest window with an empty data dir (no binary cache);
+ *  - the same newest window with an empty data dir (no binary cache; a fresh one per query);
  *  - the advisory of the newest 4 h;
  *  - a pan of the fleet view across the whole day (4 h windows, 15 min apart, newest to
  *    oldest): the server tree's RSS sampled every 100 ms, its peak; once while the cache of
@@ -118,11 +118,13 @@ export async function benchScaleDay(o: { runsRoot: string; runName: string; rang
   };
   try {
     for (let r = 1; r <= o.rounds; r++) {
-      const dir = path.join(work, `nocache-${r}`);
-      const token = await benchUserToken(dir);
-      out.fleetNoCache.push(await first(dir, token, [fleet(end)]));
-      out.heatNoCache.push(await first(dir, token, [heat(end)]));
-      fs.rmSync(dir, { recursive: true, force: true });
+      // One empty data dir per query: the heatmap must not read the binary columns the
+      // fleet request's server wrote (until 2026-12-05 it did).
+      for (const [q, times] of [[fleet(end), out.fleetNoCache], [heat(end), out.heatNoCache]] as const) {
+        const dir = path.join(work, `nocache-${r}`);
+        times.push(await first(dir, await benchUserToken(dir), [q]));
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
       o.log(`scale day: no-cache round ${r}/${o.rounds} done`);
     }
     const dataDir = o.keepDataDir ?? path.join(work, "data");

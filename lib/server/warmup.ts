@@ -13,7 +13,8 @@
  *     people opened last (else the most recently active; `runsToWarm`) their RunContext
  *     (telemetry store, dump reader; globalThis, lib/server/runs/context.ts) with the run
  *     header answered once (`/api/meta`'s computation and topology), which fills the
- *     stores' own caches of partition lists, time range and catalogs, and the newest
+ *     stores' own caches of partition lists, time range and catalogs (unless that means
+ *     reading the run's engine partitions at length: WARMUP_SCAN_MAX_BYTES), and the newest
  *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`)
  *     and the newest of those steps' trajectory lanes (what a step view asks with them).
  *
@@ -30,6 +31,13 @@ import type { ScannedRun } from "@/lib/server/runs/scan";
  * newest runs, which the served bench then did not open, raised its RSS to 353 MB (≤ 330).
  */
 export const WARMUP_RUNS = 2;
+/**
+ * A run header is answered at start only if its engine metric names are kept (or
+ * Prometheus-backed) or its engine partitions hold at most this much JSON. A 1024-GPU day
+ * without kept names reads 8 GB for them (~50 s); in the background that scan slowed the
+ * first request on a fresh data dir 16 s → 65 s. Such a run's first `/api/meta` pays it.
+ */
+export const WARMUP_SCAN_MAX_BYTES = 256 * 2 ** 20;
 /** No new step of a warm-up phase starts after this long. */
 export const WARMUP_BUDGET_MS = 3_000;
 /** `warmUp()` resolves after this long at the latest; what is left goes on in the background. */
@@ -131,9 +139,12 @@ export function runsToWarm(registry: Pick<RunRegistry, "find" | "list">, recent:
   return picked;
 }
 
-/** Open the database, the registry and the runs to warm; answer their header once. Returns the runs opened. */
-export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS): Promise<number> {
-  const [{ getDb }, { getRegistry, getRunOrThrow }, { recentlyOpenedRuns }, { getMeta, getTopology }, { getRolloutTrajectories, storeTimeline }] =
+/**
+ * Open the database, the registry and the runs to warm; answer their header once (unless
+ * its engine names mean reading more than `scanMaxBytes`). Returns the runs opened.
+ */
+export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS, scanMaxBytes = WARMUP_SCAN_MAX_BYTES): Promise<number> {
+  const [{ getDb }, { getRegistry, getRunOrThrow }, { recentlyOpenedRuns }, { engineNamesAtHand, getMeta, getTopology }, { getRolloutTrajectories, storeTimeline }] =
     await Promise.all([
       import("@/lib/server/db"),
       import("@/lib/server/runs/context"),
@@ -147,7 +158,8 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS):
     if (performance.now() > deadline) break;
     try {
       const ctx = await getRunOrThrow(run.id);
-      await Promise.all([getMeta(ctx), getTopology(ctx.store)]);
+      const header = (await engineNamesAtHand(ctx.store, scanMaxBytes)) ? getMeta(ctx) : null;
+      await Promise.all([header, getTopology(ctx.store)]);
       // The newest steps' summaries, where the data dir's cache has them: what a step view
       // and its trajectories ask first. Never built here (a 2048-sample step's join takes
       // seconds, and would compete with the first requests of a fresh data dir).

@@ -28,6 +28,7 @@ import { checkMaxPoints, checkTopK, checkWindow, checkXBuckets } from "@/lib/tim
 
 export { getMeta, type TelemetryRun } from "@/lib/timeline/meta";
 export { getTopology } from "@/lib/timeline/topology";
+export { engineNamesAtHand } from "@/lib/timeline/engine";
 
 const n = (v: number | null | undefined): number | null => (v === undefined ? null : v);
 

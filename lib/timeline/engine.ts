@@ -65,18 +65,32 @@ export const ENGINE_QUANTILE_METRICS: Readonly<Record<string, { base: string; q:
 
 const HIDDEN_SUFFIXES = ["_total", "_sum", "_count"];
 
+const ENGINE_NAMES_KEY = "engine.names";
+
 /** Raw metric names present anywhere in the engine stream. */
 async function rawMetricNames(store: MetricStore): Promise<Set<string>> {
   const files = await store.engine.files();
   // Every engine partition of the run (without the binary cache, a 1024-GPU day's 8 GB of
   // JSON): kept across restarts for a closed run, so /api/meta does not pay it again (#20).
-  const names = await store.keptMemo("engine.names", filesStamp(files), async () => {
+  const names = await store.keptMemo(ENGINE_NAMES_KEY, filesStamp(files), async () => {
     const blocks = await store.engine.read(files);
     const seen = new Set<string>();
     for (const b of blocks) for (const id of b.metricIds()) seen.add(store.dicts.metrics.values[id]!);
     return [...seen];
   });
   return new Set(names);
+}
+
+/**
+ * Whether `engineMetricNames` answers without reading more than `maxBytes` of engine JSON:
+ * the run is Prometheus-backed, its raw names are held or kept for the current files, or
+ * its engine partitions are that small.
+ */
+export async function engineNamesAtHand(store: MetricStore, maxBytes: number): Promise<boolean> {
+  if (await prometheusSourceFor(store)) return true;
+  const files = await store.engine.files();
+  if (files.reduce((a, f) => a + f.size, 0) <= maxBytes) return true;
+  return store.isKept(ENGINE_NAMES_KEY, filesStamp(files));
 }
 
 /** Catalog (docs/api.md 8.6): raw names minus cumulative ones, plus derivable names; sorted. */

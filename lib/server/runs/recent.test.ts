@@ -119,4 +119,20 @@ describe("warmRuns", () => {
     // warming is not opening: nothing is noted as opened by a person
     expect(recentlyOpenedRuns(getDb())).toEqual([]);
   });
+
+  it("answers a run's header only when its engine names are kept or within the scan bound", async () => {
+    await serverWithRunAlpha();
+    const ctx = await getRunOrThrow("alpha");
+    const engine = async () => {
+      const files = await ctx.store.engine.files();
+      return { read: files.reduce((a, f) => a + f.offset, 0), size: files.reduce((a, f) => a + f.size, 0) };
+    };
+    expect((await engine()).size).toBeGreaterThan(0);
+    // a bound below the run's engine JSON and nothing kept: the engine partitions stay unread
+    expect(await warmRuns(undefined, (await engine()).size - 1)).toBe(1);
+    expect((await engine()).read).toBe(0);
+    // within the bound: the header is answered, which reads every engine partition for its names
+    expect(await warmRuns(undefined, (await engine()).size)).toBe(1);
+    expect((await engine()).read).toBe((await engine()).size);
+  });
 });

@@ -354,6 +354,24 @@ describe("binary cache of closed partitions", () => {
     await new Promise((r) => setTimeout(r, 100)); // let pending cache writes settle before cleanup
   });
 
+  it("says whether a result is kept for a version, in memory or in the data dir", async () => {
+    const b = run().gpu(gpuRow(10, 0, 11));
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const first = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    expect(await first.isKept("k", "v1")).toBe(false);
+    expect(await first.keptMemo("k", "v1", async () => [1, 2])).toEqual([1, 2]);
+    expect(await first.isKept("k", "v1")).toBe(true);
+    expect(await first.isKept("k", "v2")).toBe(false);
+    await flushBinaryCache();
+    const second = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    expect(await second.isKept("k", "v1")).toBe(true);
+    expect(await second.isKept("k", "v2")).toBe(false);
+    // a followed run keeps nothing on disk: only what this store computed counts
+    const followed = openMetricStore(b.runDir, { follow: true, cacheDir, statIntervalMs: 0 });
+    expect(await followed.isKept("k", "v1")).toBe(false);
+  });
+
   it("restores a phase hour whose strings are not the first the writing store interned", async () => {
     // The writer's ids for hour 2 are {n1, train, y, n2, rollout}, some shared with hour 1;
     // the cache maps them to local ids and a fresh store that reads hour 2 only back again.

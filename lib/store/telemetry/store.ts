@@ -402,6 +402,16 @@ export class MetricStore {
     });
   }
 
+  /**
+   * Whether `keptMemo(key, version, …)` would answer without computing: the value is held
+   * in memory or kept in the data dir for that version.
+   */
+  async isKept(key: string, version: string): Promise<boolean> {
+    if (this.memos.get(key)?.version === version) return true;
+    const cache = this.follow ? null : this.cache;
+    return cache ? (await cache.readDerived(key, version)) !== undefined : false;
+  }
+
   /** Drop the memo of `key` if it still holds `version`. */
   forget(key: string, version: string): void {
     if (this.memos.get(key)?.version === version) this.memos.delete(key);
