@@ -76,4 +76,3 @@ describe("PhaseBlock.localUnmatched", () => {
     }
   });
 });
-

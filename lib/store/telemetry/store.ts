@@ -388,7 +388,7 @@ export class MetricStore {
    * (`filesStamp`); `toJson`/`fromJson` convert the value when it is not plain JSON.
    */
   keptMemo<T>(key: string, version: string, compute: () => Promise<T>, codec?: { toJson: (v: T) => unknown; fromJson: (j: unknown) => T | null }): Promise<T> {
-    const cache = this.follow ? null : this.cache;
+    const cache = this.keptCache;
     if (!cache) return this.memo(key, version, compute);
     return this.memo(key, version, async () => {
       const kept = await cache.readDerived(key, version);
@@ -408,8 +408,13 @@ export class MetricStore {
    */
   async isKept(key: string, version: string): Promise<boolean> {
     if (this.memos.get(key)?.version === version) return true;
-    const cache = this.follow ? null : this.cache;
+    const cache = this.keptCache;
     return cache ? (await cache.readDerived(key, version)) !== undefined : false;
+  }
+
+  /** Where results are kept across restarts: nowhere for a followed run (its files still grow). */
+  private get keptCache() {
+    return this.follow ? null : this.cache;
   }
 
   /** Drop the memo of `key` if it still holds `version`. */
