@@ -24,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { serverEnvVars, startNextServer, type RunningServer } from "@/cli/server-process";
 import { freePort } from "@/lib/testing/net";
+import { GetRunsResponse } from "@/lib/contracts/runs";
 import { benchUserToken, timed, treeRssMb } from "./http";
 
 export const SCALE_DAY = { nodes: 128, hours: 24 } as const;
@@ -33,6 +34,7 @@ export const SCALE_TARGETS = { openMs: 1000, viewCachedMs: 500, viewUncachedMs: 
 
 const WINDOW_S = 4 * 3600;
 const PAN_STEP_S = 900;
+const JUDGED_WAIT_MS = 15 * 60_000;
 
 export interface ScaleDayFigures {
   open: number[];
@@ -55,6 +57,19 @@ export interface ScaleDayFigures {
  * `keepDataDir`: the data dir of the cached rounds (else a temporary one), left in place
  * with its caches for the browser figures (bench/browser.ts `benchScaleBrowser`).
  */
+/** Poll `/api/runs` until every run has a judged state (bounded: JUDGED_WAIT_MS). */
+async function untilJudged(base: string, token: string): Promise<void> {
+  const deadline = performance.now() + JUDGED_WAIT_MS;
+  while (performance.now() < deadline) {
+    const res = await fetch(`${base}/api/runs`, { headers: { authorization: `Bearer ${token}` } });
+    if (!res.ok) throw new Error(`/api/runs answered ${res.status}`);
+    const { runs } = GetRunsResponse.parse(await res.json());
+    if (runs.length > 0 && runs.every((r) => r.state !== null)) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`the run list's judgment did not land within ${JUDGED_WAIT_MS / 1000} s`);
+}
+
 export async function benchScaleDay(o: { runsRoot: string; runName: string; range: [number, number]; rounds: number; keepDataDir?: string; log: (s: string) => void }): Promise<ScaleDayFigures> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-bench-scale-"));
   const port = await freePort();
@@ -88,12 +103,16 @@ export async function benchScaleDay(o: { runsRoot: string; runName: string; rang
     server = null;
   };
   /** The first request of `paths` (one after the other) after a fresh start, ms in all. */
-  const first = async (dataDir: string, token: string, paths: string[], settleMs = 0) => {
+  const first = async (dataDir: string, token: string, paths: string[], settle: { ms: number; judged?: boolean } = { ms: 0 }) => {
     const s = await boot(dataDir);
     let ms = 0;
     for (const p of paths) ms += await timed(s.url + p, token);
-    // let work the answers started in the background (cache writes, judgments) finish
-    if (settleMs) await new Promise((r) => setTimeout(r, settleMs));
+    // The run list's judgment goes on in the background past its budget; on an empty data
+    // dir it reads every engine partition, and what it keeps (abort-storm counts) is
+    // what a server that has listed the runs once holds: wait until the run is judged.
+    if (settle.judged) await untilJudged(s.url, token);
+    // let work the answers started in the background (cache writes) finish
+    if (settle.ms) await new Promise((r) => setTimeout(r, settle.ms));
     await stop();
     return ms;
   };
@@ -132,7 +151,7 @@ export async function benchScaleDay(o: { runsRoot: string; runName: string; rang
     const token = await benchUserToken(dataDir);
     // Uncounted: fill the data dir's caches for the measured queries, as a server that has
     // served them once has (the served rows' round 0 does the same, bench/http.ts).
-    await first(dataDir, token, [`/api/meta?run=${run}`, "/api/runs", fleet(end), heat(end), fleet(oldest), heat(oldest), `/api/advisory?run=${run}&${win(end)}`], 10_000);
+    await first(dataDir, token, [`/api/meta?run=${run}`, "/api/runs", fleet(end), heat(end), fleet(oldest), heat(oldest), `/api/advisory?run=${run}&${win(end)}`], { ms: 10_000, judged: true });
     out.panRssFillMb = await pan(dataDir, token, null);
     o.log(`scale day: the pan that fills the cache peaked at ${out.panRssFillMb.toFixed(0)} MB`);
     for (let r = 1; r <= o.rounds; r++) {

@@ -45,10 +45,6 @@ export function listRuns(opts: { refresh?: boolean; q?: string } = {}): GetRunsR
 }
 
 /**
- * `listRuns` after judging the listed runs whose state is stale (docs/api.md 9.5.4; within
- * a time budget — the rest keep their last state, or null, until a later request).
- */
-/**
  * The run list as it is now (cached states), and the stale states judged in the
  * background for the next request: a page render never waits on judging.
  */
@@ -58,6 +54,10 @@ export function listRunsJudging(opts: { q?: string } = {}): GetRunsResponse {
   return now;
 }
 
+/**
+ * `listRuns` after judging the listed runs whose state is stale (docs/api.md 9.5.4; within
+ * a time budget — the rest keep their last state, or null, until a later request).
+ */
 export async function listRunsJudged(opts: { refresh?: boolean; q?: string } = {}): Promise<GetRunsResponse> {
   const first = listRuns(opts);
   await refreshRunHealth(first.runs.map((r) => ({ id: r.id, key: String(r.last_ts) })));
