@@ -105,6 +105,35 @@ describe("phase lanes from the whole-source index", () => {
   });
 });
 
+describe("phase lanes of GPU indices off the typed fast path", () => {
+  it("keep one lane per (node, gpu) in the pass and in the index, whatever the index", async () => {
+    // laneIntervals finds the slot of GPU 0…15 in a typed row per node, any other index
+    // (negative, large) through its Map; -0 is GPU 0's lane, as in the Map (a fractional
+    // index is a malformed record: the reader drops it)
+    const gpus = [3, 15, 16, 65_536, -1, -0, 0, 70_000, 2 ** 31, 15];
+    const evs: PhaseEvent[] = [];
+    gpus.forEach((g, i) => {
+      for (const node of ["10.0.0.1", "10.0.0.2"]) evs.push(phase("train", T0 + 10 * i, T0 + 10 * i + 5, { node, gpus: [g], rank: i }));
+    });
+    evs.push(phase("train", T0 + 200, T0 + 205, { node: "10.0.0.1", gpus: [1, 2], rank: 99 }));
+    const b = run().phases(...evs);
+    const store = open(b);
+    const pass = await phasesByLane(store, null, null, null);
+    const viaIndex = await phasesByLane(store, null, null, null);
+    expect(viaIndex).toEqual(pass);
+    const lanes = [...new Set(pass.map((p) => `${p.node} ${p.gpu}`))];
+    const want = [-1, 0, 1, 2, 3, 15, 16, 65_536, 70_000, 2 ** 31];
+    expect(lanes).toEqual([...want.map((g) => `10.0.0.1 ${g}`), ...want.filter((g) => g !== 1 && g !== 2).map((g) => `10.0.0.2 ${g}`)]);
+    // GPU 15 of each node: both of its events, in one lane
+    expect(pass.filter((p) => p.node === "10.0.0.2" && p.gpu === 15).map((p) => p.rank)).toEqual([1, 9]);
+    expect(pass.filter((p) => p.node === "10.0.0.1" && p.gpu === 0).map((p) => p.rank)).toEqual([5, 6]);
+    // a selection leaves the other lanes out on both paths
+    const sel = resolveLanes("gpu:10.0.0.2:15,gpu:10.0.0.1:16", await store.laneIndex());
+    const picked = await phasesByLane(open(b), null, null, sel);
+    expect(picked.map((p) => `${p.node} ${p.gpu} ${p.rank}`)).toEqual(["10.0.0.1 16 2", "10.0.0.2 15 1", "10.0.0.2 15 9"]);
+  });
+});
+
 describe("phase lanes of a large source, window by window", () => {
   it("read only the partitions a window needs and answer like the whole source, with the plan kept across a restart", async () => {
     const b = phaseRun(11);

@@ -179,6 +179,10 @@ export interface LaneIntervals {
   role: Uint32Array;
 }
 
+/** GPU indices below this find their lane slot in a typed row per node (laneIntervals). */
+const SMALL_GPUS = 16;
+const NO_SLOT = -2;
+
 /**
  * The intervals one pass finds for every lane, in chunked columns whose chunks start full
  * (`Col` with a first capacity of CHUNK: no regrowth copies), each with its lane's slot;
@@ -372,8 +376,17 @@ export async function laneIntervals(
     }
     return slot;
   };
+  // the usual GPU indices 0…SMALL_GPUS-1 of a node: a typed row per node id in front of the Map
+  const byNode: (Int32Array | undefined)[] = [];
+  const slotFast = (nodeId: number, gpu: number): number => {
+    if (!((gpu | 0) === gpu && gpu >= 0 && gpu < SMALL_GPUS)) return slotOf(nodeId, gpu);
+    const row = (byNode[nodeId] ??= new Int32Array(SMALL_GPUS).fill(NO_SLOT));
+    let slot = row[gpu]!;
+    if (slot === NO_SLOT) slot = row[gpu] = slotOf(nodeId, gpu);
+    return slot;
+  };
   const push = (nodeId: number, gpu: number, t0: number, t1: number, name: number, rank: number, role: number) => {
-    const slot = slotOf(nodeId, gpu);
+    const slot = slotFast(nodeId, gpu);
     if (slot >= 0) pool.push(slot, t0, t1, name, rank, role);
   };
 
