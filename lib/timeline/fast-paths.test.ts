@@ -13,7 +13,7 @@ import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
 import { makeTmpDir, phase, RunBuilder, type EngineRow, type GpuRow } from "@/lib/store/telemetry/testing";
 import { engineParts } from "@/lib/timeline/engine";
-import { heatmap } from "@/lib/timeline/heatmap";
+import { heatmap, IDLE_PHASES } from "@/lib/timeline/heatmap";
 import { resolveLanes } from "@/lib/timeline/lanes";
 import { outliers } from "@/lib/timeline/outliers";
 import { laneIntervals, phasesByLane } from "@/lib/timeline/phases";
@@ -131,6 +131,45 @@ describe("phase lanes of GPU indices off the typed fast path", () => {
     const sel = resolveLanes("gpu:10.0.0.2:15,gpu:10.0.0.1:16", await store.laneIndex());
     const picked = await phasesByLane(open(b), null, null, sel);
     expect(picked.map((p) => `${p.node} ${p.gpu} ${p.rank}`)).toEqual(["10.0.0.1 16 2", "10.0.0.2 15 1", "10.0.0.2 15 9"]);
+  });
+});
+
+describe("the phase heatmap painted from the unsplit pass", () => {
+  it("shows in every cell what painting each lane in phases_by_lane order shows, ties included", async () => {
+    // t0 on a coarse grid: many intervals of a lane start together and share cells
+    const r = rng(31);
+    const names = ["train", "actor_train", "log_probs", "train_wait", "sleep", "update_weights"];
+    const evs: PhaseEvent[] = [];
+    for (let i = 0; i < 900; i++) {
+      const node = `10.0.0.${1 + Math.floor(r() * 2)}`;
+      const gpu = Math.floor(r() * 3);
+      const a = T0 + Math.floor(r() * 40) * 90;
+      const z = r() < 0.1 ? -1 : a + Math.floor(r() * 4) * 45; // OPEN markers, empty intervals
+      evs.push(phase(names[Math.floor(r() * names.length)]!, a, z, { node, gpus: [gpu], rank: i }));
+    }
+    evs.push(phase("rollout", T0 + 500, T0 + 1900, { node: "10.0.0.9", gpus: [], rank: -1, role: "rollout_manager" }));
+    const b = run()
+      .meta({ start_ts: T0 - 30 })
+      .topology({ ts: T0, engines: [{ addr: "http://10.0.0.1:1", worker_type: "regular", engine_rank: 0, gpus: [["10.0.0.1", 0], ["10.0.0.1", 1]], gpu_uuids: [null, null] }] })
+      .gpu(...[0, 1, 2].flatMap((gpu) => ["10.0.0.1", "10.0.0.2"].map((node): GpuRow => ({ ts: T0, node, gpu, util: 1, mem_mb: 1, power_w: 1 }))))
+      .phases(...evs);
+    for (const [w0, w1, X] of [[T0 - 60, T0 + 3700, 300], [T0 + 400, T0 + 1000, 97], [T0 + 1000, T0 + 1001, 5]] as const) {
+      const hm = await heatmap(open(b), "phase", w0, w1, X, null); // a fresh store: the pass, unsplit
+      const lanes = await phasesByLane(open(b), w0, w1, null);
+      const palette = ["", ...[...new Set(lanes.map((l) => l.name))].sort()];
+      expect(hm.palette).toEqual(palette);
+      const want = new Uint8Array(hm.rows.length * X);
+      const cell = (t: number) => Math.min(X - 1, Math.max(0, Math.trunc(((t - w0) / (w1 - w0)) * X)));
+      for (const idlePass of [true, false])
+        for (const l of lanes) {
+          if (IDLE_PHASES.has(l.name) !== idlePass) continue;
+          const row = hm.rows.findIndex((x) => x.node === l.node && x.gpu === l.gpu);
+          if (row < 0) continue;
+          want.fill(palette.indexOf(l.name), row * X + cell(Math.max(l.t0, w0)), row * X + cell(Math.min(l.t1, w1)) + 1);
+        }
+      expect(hm.values.some((v) => v > 0)).toBe(true);
+      expect(Array.from(hm.values), `${w0} ${w1}`).toEqual(Array.from(want));
+    }
   });
 });
 

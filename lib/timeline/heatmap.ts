@@ -8,7 +8,7 @@ import { ApiError, badRequest } from "@/lib/contracts/errors";
 import { forEachTickRun, type GpuBlock, type MetricStore } from "@/lib/store/telemetry";
 import { checkXBuckets } from "@/lib/timeline/window";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
-import { laneIntervals, type LaneIntervals } from "@/lib/timeline/phases";
+import { findIntervals, type FoundIntervals, type IntervalPool, type LaneIntervals } from "@/lib/timeline/phases";
 import { pyRound } from "@/lib/timeline/pyformat";
 import { trajectoryLanes } from "@/lib/timeline/trajectories";
 
@@ -76,10 +76,24 @@ export async function heatmap(
 
   if (metric === "phase") {
     const rowOf = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
-    const ivs = await laneIntervals(store, t0, t1, selection);
+    // Lanes as the index has them, else the pass's pool unsplit (a NaN start has no place in
+    // the t0 order: such a window is split and painted lane by lane).
+    const found = await findIntervals(store, t0, t1, selection);
+    let ivs: LaneIntervals[] | null = null;
+    let unsplit: FoundIntervals | null = null;
+    if (Array.isArray(found)) ivs = found;
+    else if (found.pool.anyNaNStart()) ivs = found.pool.split(found.lanes);
+    else unsplit = found;
     const str = store.dicts.phaseStrings.values;
     const seen = new Uint8Array(str.length + 1);
-    for (const l of ivs) for (let i = 0; i < l.n; i++) seen[l.name[i]!] = 1;
+    if (ivs) for (const l of ivs) for (let i = 0; i < l.n; i++) seen[l.name[i]!] = 1;
+    if (unsplit) {
+      const { pool } = unsplit;
+      pool.forEachChunk((k, m) => {
+        const names = pool.name.chunks[k]!;
+        for (let i = 0; i < m; i++) seen[names[i]!] = 1;
+      });
+    }
     const present: number[] = [];
     for (let id = 0; id < seen.length; id++) if (seen[id]) present.push(id);
     const names = [...new Set([...present].map((id) => str[id]!))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -93,13 +107,19 @@ export async function heatmap(
       idOf[id] = paletteId.get(str[id]!)!;
       idle[id] = IDLE_PHASES.has(str[id]!) ? 1 : 0;
     }
-    // Rows are distinct per lane, so painting lane by lane (idle first, then the rest, each
-    // in phases_by_lane order) leaves the same matrix as two passes over all intervals.
-    for (const l of ivs) {
-      const r = rowOf.get(laneKey(l.node, l.gpu));
-      if (r === undefined) continue;
-      paintLane(values, r * X, l, idOf, idle, 1, t0, t1, X);
-      paintLane(values, r * X, l, idOf, idle, 0, t0, t1, X);
+    if (ivs) {
+      // Rows are distinct per lane, so painting lane by lane (idle first, then the rest, each
+      // in phases_by_lane order) leaves the same matrix as two passes over all intervals.
+      for (const l of ivs) {
+        const r = rowOf.get(laneKey(l.node, l.gpu));
+        if (r === undefined) continue;
+        paintLane(values, r * X, l, idOf, idle, 1, t0, t1, X);
+        paintLane(values, r * X, l, idOf, idle, 0, t0, t1, X);
+      }
+    }
+    if (unsplit) {
+      const rowOfSlot = Int32Array.from(unsplit.lanes, (l) => rowOf.get(laneKey(l.node, l.gpu)) ?? -1);
+      paintFound(values, unsplit.pool, rowOfSlot, idOf, idle, t0, t1, X);
     }
     return { rows, x_buckets: X, t0, t1, metric, scale: null, palette: ["", ...names], values };
   }
@@ -209,6 +229,54 @@ function paintLane(
     const b1 = Math.min(X - 1, Math.max(0, Math.trunc(((Math.min(l.t1[i]!, t1) - t0) / span) * X)));
     values.fill(idOf[nm]!, at + b0, at + b1 + 1);
   }
+}
+
+/**
+ * `paintLane`'s matrix straight from the unsplit pool (phases.ts FoundIntervals): a cell
+ * shows the interval that lane-by-lane painting would paint last over it — the active one
+ * latest in its lane's order, else the idle one latest — where a lane's order is t0, then
+ * the order found (the stable sort's tie order, which the pool keeps). Each cell keeps the
+ * class and t0 of what it shows; pool order settles ties. No t0 may be NaN (the caller
+ * splits such a window instead).
+ */
+function paintFound(
+  values: Uint8Array,
+  pool: IntervalPool,
+  rowOfSlot: Int32Array,
+  idOf: Uint32Array,
+  idle: Uint8Array,
+  t0: number,
+  t1: number,
+  X: number,
+): void {
+  const span = t1 - t0;
+  // 0: nothing painted, 1: an idle interval, 2: an active one
+  const cls = new Uint8Array(values.length);
+  const start = new Float64Array(values.length);
+  pool.forEachChunk((k, m) => {
+    const slots = pool.slot.chunks[k]!;
+    const s0 = pool.t0.chunks[k]!;
+    const s1 = pool.t1.chunks[k]!;
+    const names = pool.name.chunks[k]!;
+    for (let i = 0; i < m; i++) {
+      const row = rowOfSlot[slots[i]!]!;
+      if (row < 0) continue;
+      const nm = names[i]!;
+      const c = 2 - idle[nm]!;
+      const a = s0[i]!;
+      const b0 = Math.min(X - 1, Math.max(0, Math.trunc(((Math.max(a, t0) - t0) / span) * X)));
+      const b1 = Math.min(X - 1, Math.max(0, Math.trunc(((Math.min(s1[i]!, t1) - t0) / span) * X)));
+      const v = idOf[nm]!;
+      for (let at = row * X + b0, end = row * X + b1; at <= end; at++) {
+        const held = cls[at]!;
+        if (c > held || (c === held && a >= start[at]!)) {
+          cls[at] = c;
+          start[at] = a;
+          values[at] = v;
+        }
+      }
+    }
+  });
 }
 
 /** Fleet band input: MAX util per (bucket, lane id) over groups [g0, g1) of one block. */

@@ -192,7 +192,7 @@ const NO_SLOT = -2;
  * copying, the largest share of the fleet view's cold cost (#20); one pool that doubled
  * still copied for ~115 ms.
  */
-class IntervalPool {
+export class IntervalPool {
   readonly slot = new Col(Uint32Array, CHUNK);
   readonly t0 = new Col(Float64Array, CHUNK);
   readonly t1 = new Col(Float64Array, CHUNK);
@@ -206,6 +206,14 @@ class IntervalPool {
     this.name.push(name);
     this.rank.push(rank);
     this.role.push(role);
+  }
+  anyNaNStart(): boolean {
+    let nan = false;
+    this.forEachChunk((k, m) => {
+      const c = this.t0.chunks[k]!;
+      for (let i = 0; i < m && !nan; i++) if (Number.isNaN(c[i]!)) nan = true;
+    });
+    return nan;
   }
   /** Calls `f(k, count)` for the filled part of each chunk k, in the order pushed. */
   forEachChunk(f: (k: number, count: number) => void): void {
@@ -336,6 +344,32 @@ export async function laneIntervals(
   t1: number | null,
   selection: LaneSet | null,
 ): Promise<LaneIntervals[]> {
+  const found = await findIntervals(store, t0, t1, selection);
+  return Array.isArray(found) ? found : found.pool.split(found.lanes);
+}
+
+/**
+ * A window's intervals as one pass found them, before `split`: `pool.slot[i]` indexes
+ * `lanes`, and within a lane the pool order is the order found, which a lane's stable
+ * t0 sort keeps for ties. A consumer that only needs each lane's intervals in that sorted
+ * order as a key (the phase heatmap: the last interval painted over a cell wins) can skip
+ * the split's scatter and sort (~65 ms of a cold 4 h fleet window of a 1024-GPU day).
+ */
+export interface FoundIntervals {
+  lanes: readonly { node: string; gpu: number }[];
+  pool: IntervalPool;
+}
+
+/**
+ * `laneIntervals` without the split where a pass found them; the lanes as they are where
+ * the whole-source index answered.
+ */
+export async function findIntervals(
+  store: MetricStore,
+  t0: number | null,
+  t1: number | null,
+  selection: LaneSet | null,
+): Promise<LaneIntervals[] | FoundIntervals> {
   const [windowed, range, windows, lanes] = await Promise.all([
     windowSource(store, t0, t1),
     store.timeRange(),
@@ -450,7 +484,7 @@ export async function laneIntervals(
     }
   }
 
-  return pool.split(found);
+  return { lanes: found, pool };
 }
 
 /**
