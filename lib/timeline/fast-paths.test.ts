@@ -1,7 +1,10 @@
 /**
  * The shortcuts must answer exactly like the straightforward computations they replace:
  *  - phase lanes from the whole-source index (second and later queries over the same
- *    files) vs the windowed pass of a fresh store;
+ *    files) vs the windowed pass of a fresh store, also on GPU indices off the pass's
+ *    typed slot rows;
+ *  - the phase heatmap painted from the pass's unsplit pool vs painting phases_by_lane
+ *    lane by lane;
  *  - engine parts stitched from per-partition parts (and from folded parts stored in the
  *    binary cache) vs one pass over every raw row — including rows out of order, the same
  *    ts filed in two partitions, and a legacy flat file.
@@ -163,7 +166,7 @@ describe("the phase heatmap painted from the unsplit pass", () => {
       for (const idlePass of [true, false])
         for (const l of lanes) {
           if (IDLE_PHASES.has(l.name) !== idlePass) continue;
-          const row = hm.rows.findIndex((x) => x.node === l.node && x.gpu === l.gpu);
+          const row = hm.rows.findIndex((x) => "node" in x && x.node === l.node && x.gpu === l.gpu);
           if (row < 0) continue;
           want.fill(palette.indexOf(l.name), row * X + cell(Math.max(l.t0, w0)), row * X + cell(Math.min(l.t1, w1)) + 1);
         }

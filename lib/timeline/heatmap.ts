@@ -75,52 +75,7 @@ export async function heatmap(
   const values = new Uint8Array(R * X);
 
   if (metric === "phase") {
-    const rowOf = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
-    // Lanes as the index has them, else the pass's pool unsplit (a NaN start has no place in
-    // the t0 order: such a window is split and painted lane by lane).
-    const found = await findIntervals(store, t0, t1, selection);
-    let ivs: LaneIntervals[] | null = null;
-    let unsplit: FoundIntervals | null = null;
-    if (Array.isArray(found)) ivs = found;
-    else if (found.pool.anyNaNStart()) ivs = found.pool.split(found.lanes);
-    else unsplit = found;
-    const str = store.dicts.phaseStrings.values;
-    const seen = new Uint8Array(str.length + 1);
-    if (ivs) for (const l of ivs) for (let i = 0; i < l.n; i++) seen[l.name[i]!] = 1;
-    if (unsplit) {
-      const { pool } = unsplit;
-      pool.forEachChunk((k, m) => {
-        const names = pool.name.chunks[k]!;
-        for (let i = 0; i < m; i++) seen[names[i]!] = 1;
-      });
-    }
-    const present: number[] = [];
-    for (let id = 0; id < seen.length; id++) if (seen[id]) present.push(id);
-    const names = [...new Set([...present].map((id) => str[id]!))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const paletteId = new Map(names.map((n, i) => [n, i + 1]));
-    // by phase string id: palette id, and 1 for idle phases (painted first)
-    let maxId = 0;
-    for (const id of present) maxId = Math.max(maxId, id);
-    const idOf = new Uint32Array(maxId + 1);
-    const idle = new Uint8Array(maxId + 1);
-    for (const id of present) {
-      idOf[id] = paletteId.get(str[id]!)!;
-      idle[id] = IDLE_PHASES.has(str[id]!) ? 1 : 0;
-    }
-    if (ivs) {
-      // Rows are distinct per lane, so painting lane by lane (idle first, then the rest, each
-      // in phases_by_lane order) leaves the same matrix as two passes over all intervals.
-      for (const l of ivs) {
-        const r = rowOf.get(laneKey(l.node, l.gpu));
-        if (r === undefined) continue;
-        paintLane(values, r * X, l, idOf, idle, 1, t0, t1, X);
-        paintLane(values, r * X, l, idOf, idle, 0, t0, t1, X);
-      }
-    }
-    if (unsplit) {
-      const rowOfSlot = Int32Array.from(unsplit.lanes, (l) => rowOf.get(laneKey(l.node, l.gpu)) ?? -1);
-      paintFound(values, unsplit.pool, rowOfSlot, idOf, idle, t0, t1, X);
-    }
+    const { names } = await paintPhases(store, values, rows, t0, t1, X, selection);
     return { rows, x_buckets: X, t0, t1, metric, scale: null, palette: ["", ...names], values };
   }
 
@@ -207,6 +162,69 @@ function cellMax(
       if (v > cell[at]!) cell[at] = v;
     }
   }
+}
+
+/**
+ * The phase heatmap's matrix, painted into `values` (row-major, `rows` × X): per cell the
+ * palette id of the phase painted last, idle phases first (docs/api.md 8.9); returns the
+ * palette's names (sorted, id = index + 1).
+ */
+async function paintPhases(
+  store: MetricStore,
+  values: Uint8Array,
+  rows: readonly { node: string; gpu: number }[],
+  t0: number,
+  t1: number,
+  X: number,
+  selection: LaneSet | null,
+): Promise<{ names: string[] }> {
+  const rowOf = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
+  // Lanes as the index has them, else the pass's pool unsplit (a NaN start has no place in
+  // the t0 order: such a window is split and painted lane by lane).
+  const found = await findIntervals(store, t0, t1, selection);
+  let ivs: LaneIntervals[] | null = null;
+  let unsplit: FoundIntervals | null = null;
+  if (Array.isArray(found)) ivs = found;
+  else if (found.pool.anyNaNStart()) ivs = found.pool.split(found.lanes);
+  else unsplit = found;
+  const str = store.dicts.phaseStrings.values;
+  const seen = new Uint8Array(str.length + 1);
+  if (ivs) for (const l of ivs) for (let i = 0; i < l.n; i++) seen[l.name[i]!] = 1;
+  if (unsplit) {
+    const { pool } = unsplit;
+    pool.forEachChunk((k, m) => {
+      const names = pool.name.chunks[k]!;
+      for (let i = 0; i < m; i++) seen[names[i]!] = 1;
+    });
+  }
+  const present: number[] = [];
+  for (let id = 0; id < seen.length; id++) if (seen[id]) present.push(id);
+  const names = [...new Set([...present].map((id) => str[id]!))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const paletteId = new Map(names.map((n, i) => [n, i + 1]));
+  // by phase string id: palette id, and 1 for idle phases (painted first)
+  let maxId = 0;
+  for (const id of present) maxId = Math.max(maxId, id);
+  const idOf = new Uint32Array(maxId + 1);
+  const idle = new Uint8Array(maxId + 1);
+  for (const id of present) {
+    idOf[id] = paletteId.get(str[id]!)!;
+    idle[id] = IDLE_PHASES.has(str[id]!) ? 1 : 0;
+  }
+  if (ivs) {
+    // Rows are distinct per lane, so painting lane by lane (idle first, then the rest, each
+    // in phases_by_lane order) leaves the same matrix as two passes over all intervals.
+    for (const l of ivs) {
+      const r = rowOf.get(laneKey(l.node, l.gpu));
+      if (r === undefined) continue;
+      paintLane(values, r * X, l, idOf, idle, 1, t0, t1, X);
+      paintLane(values, r * X, l, idOf, idle, 0, t0, t1, X);
+    }
+  }
+  if (unsplit) {
+    const rowOfSlot = Int32Array.from(unsplit.lanes, (l) => rowOf.get(laneKey(l.node, l.gpu)) ?? -1);
+    paintFound(values, unsplit.pool, rowOfSlot, idOf, idle, t0, t1, X);
+  }
+  return { names };
 }
 
 /** Paint one lane's intervals of one class (idle 1 / active 0) into its matrix row. */

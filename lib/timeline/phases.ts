@@ -207,6 +207,7 @@ export class IntervalPool {
     this.rank.push(rank);
     this.role.push(role);
   }
+  /** Whether some interval starts at NaN (it has no place in a lane's t0 order). */
   anyNaNStart(): boolean {
     let nan = false;
     this.forEachChunk((k, m) => {
