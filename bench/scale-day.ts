@@ -53,10 +53,6 @@ export interface ScaleDayFigures {
   panWindows: number;
 }
 
-/**
- * `keepDataDir`: the data dir of the cached rounds (else a temporary one), left in place
- * with its caches for the browser figures (bench/browser.ts `benchScaleBrowser`).
- */
 /** Poll `/api/runs` until every run has a judged state (bounded: JUDGED_WAIT_MS). */
 async function untilJudged(base: string, token: string): Promise<void> {
   const deadline = performance.now() + JUDGED_WAIT_MS;
@@ -70,6 +66,10 @@ async function untilJudged(base: string, token: string): Promise<void> {
   throw new Error(`the run list's judgment did not land within ${JUDGED_WAIT_MS / 1000} s`);
 }
 
+/**
+ * `keepDataDir`: the data dir of the cached rounds (else a temporary one), left in place
+ * with its caches for the browser figures (bench/browser.ts `benchScaleBrowser`).
+ */
 export async function benchScaleDay(o: { runsRoot: string; runName: string; range: [number, number]; rounds: number; keepDataDir?: string; log: (s: string) => void }): Promise<ScaleDayFigures> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-bench-scale-"));
   const port = await freePort();
