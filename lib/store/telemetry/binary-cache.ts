@@ -18,7 +18,7 @@ import path from "node:path";
 import { type Dicts, EngineBlock, EngineMetricColumns, GpuBlock, type GpuMagnitudeSource, PhaseBlock } from "@/lib/store/telemetry/blocks";
 import type { Interner, TypedArray } from "@/lib/store/telemetry/columns";
 import { blockPartsSync } from "@/lib/store/telemetry/engine-parts";
-import type { TailFile } from "@/lib/store/telemetry/tail-file";
+import { parseInFlight, type TailFile } from "@/lib/store/telemetry/tail-file";
 
 const VERSION = 5;
 let tmpSeq = 0;
@@ -174,8 +174,17 @@ function schedule(job: Job): void {
   }
 }
 
+/**
+ * How long a write waits for parses in flight to end: a query that parses many partitions
+ * (a 24-hour fleet view without the cache) would otherwise encode the first ones' columns
+ * on the event loop between its own reads, ~1 s of a 1024-GPU day (#20).
+ */
+const MAX_DEFER_MS = 10_000;
+
 async function flushAsync(): Promise<void> {
+  const since = performance.now();
   for (const job of [...pending.values()]) {
+    while (parseInFlight() && performance.now() - since < MAX_DEFER_MS) await new Promise((r) => setTimeout(r, 20));
     if (job.tmp || pending.get(job.target) !== job) continue;
     const bytes = job.encode();
     if (!bytes) {

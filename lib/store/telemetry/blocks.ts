@@ -227,6 +227,12 @@ export class GpuBlock extends TickColumns {
     for (const c of [this.gTs, this.gStart, this.lane, this.util, this.mem, this.power]) (c as Col<never>).compact();
   }
 
+  /** A parse has read `done` of its `total` bytes: reserve the row columns for the rest (`expectedRows`). */
+  expect(done: number, total: number): void {
+    const n = expectedRows(this.rows, done, total);
+    for (const c of [this.lane, this.util, this.mem, this.power]) (c as Col<never>).reserve(n);
+  }
+
   /** Ticks, lanes and util as contiguous arrays (a closed or cache-loaded block), else null. */
   flatUtil(): { gTs: Float64Array; gStart: Uint32Array; lane: Uint16Array; util: Uint8Array } | null {
     const { gTs, gStart, lane, util } = this;
@@ -504,19 +510,17 @@ export class RecordBlock<R> {
   readonly rows: R[] = [];
 }
 
-/** A t0 group of OPEN markers up to this size is scanned; a larger one is keyed (localUnmatched). */
-const SMALL_T0_GROUP = 16;
-
-function groupBy(items: readonly number[], key: (i: number) => number): Map<number, number[]> {
-  const m = new Map<number, number[]>();
-  for (const i of items) {
-    const k = key(i);
-    const l = m.get(k);
-    if (l) l.push(i);
-    else m.set(k, [i]);
-  }
-  return m;
+/**
+ * Rows a file of `total` bytes will hold when `done` of them held `rows`: a little over
+ * the proportion (2 % + 256), so uniform lines never make a column regrow at its end.
+ */
+export function expectedRows(rows: number, done: number, total: number): number {
+  return done > 0 && total > done ? Math.ceil((rows * total) / done * 1.02) + 256 : rows;
 }
+
+/** Bits of one float64 (hash keys). */
+const F64 = new Float64Array(1);
+const F64_WORDS = new Uint32Array(F64.buffer);
 
 /**
  * Phase events as columns: numbers in typed arrays (rank and GPU indices as float64, so
@@ -564,9 +568,10 @@ export class PhaseBlock {
     this.gpus = new Float64Array(cap);
   }
 
-  private grow(rows: number, gpus: number): void {
+  /** Room for `rows` rows and `gpus` GPU entries: at least doubled, or exactly that (`exact`). */
+  private grow(rows: number, gpus: number, exact = false): void {
     if (rows > this.t0.length) {
-      const cap = Math.max(rows, this.t0.length * 2);
+      const cap = exact ? rows : Math.max(rows, this.t0.length * 2);
       this.t0 = grown(this.t0, cap);
       this.t1 = grown(this.t1, cap);
       this.rank = grown(this.rank, cap);
@@ -576,10 +581,15 @@ export class PhaseBlock {
       this.gpuOff = grown(this.gpuOff, cap + 1);
     }
     if (gpus > this.gpus.length) {
-      const b = new Float64Array(Math.max(gpus, this.gpus.length * 2));
+      const b = new Float64Array(exact ? gpus : Math.max(gpus, this.gpus.length * 2));
       b.set(this.gpus);
       this.gpus = b;
     }
+  }
+
+  /** A parse has read `done` of its `total` bytes: size the columns for the rest (`expectedRows`). */
+  expect(done: number, total: number): void {
+    this.grow(expectedRows(this.n, done, total), expectedRows(this.gpuOff[this.n]!, done, total), true);
   }
 
   /** Append one event given by ids (hot path of the line scanner). */
@@ -638,30 +648,41 @@ export class PhaseBlock {
   localUnmatched(): readonly number[] {
     if (this.unmatchedCache) return this.unmatchedCache;
     const out: number[] = [];
-    if (this.open.length > 0) {
+    const open = this.open;
+    if (open.length > 0) {
+      // An open-addressing table of the markers by (t0, node, rank, name): every rank of a
+      // step opens its phase at the same t0, so grouping by t0 alone left thousands of
+      // candidates per closed row (a 1024-GPU hour: 9 s); a Map of float keys and one list
+      // per t0 was ~40 ns a row. Equal tuples hash equally and every candidate is still
+      // compared field by field; t0 compares as Map keys did (−0 is 0, NaN is NaN).
       const { t0, t1, node, rank, name } = this;
-      const byT0 = groupBy(this.open, (i) => t0[i]!);
+      const hash = (k: number): number => {
+        const t = t0[k]!;
+        F64[0] = t === t ? t + 0 : NaN;
+        let h = Math.imul(F64_WORDS[0]! ^ Math.imul(F64_WORDS[1]!, 0x9e3779b1), 0x85ebca77);
+        h = Math.imul(h ^ node[k]!, 0xc2b2ae3d) ^ Math.imul(name[k]! + 1, 0x27d4eb2f);
+        h ^= Math.imul(rank[k]! | 0, 0x165667b1);
+        return (h ^ (h >>> 15)) >>> 0;
+      };
+      let cap = 16;
+      while (cap < open.length * 2) cap *= 2;
+      const mask = cap - 1;
+      const slots = new Int32Array(cap).fill(-1);
+      for (const i of open) {
+        let s = hash(i) & mask;
+        while (slots[s] !== -1) s = (s + 1) & mask;
+        slots[s] = i;
+      }
       const matched = new Uint8Array(this.n);
-      // Every rank of a step opens its phase at the same t0, so one t0 can hold thousands
-      // of markers; a large group is looked up by (node, rank, name) instead of walked per
-      // closed row (a 1024-GPU hour: 9 s → linear). The key is a hash: equal triples hash
-      // equally, and every candidate is still compared field by field.
-      const triple = (k: number) => (Math.imul(node[k]!, 0x9e3779b1) ^ Math.imul(name[k]!, 0x85ebca77) ^ Math.imul(rank[k]! | 0, 0xc2b2ae3d)) >>> 0;
-      const keyed = new Map<number, Map<number, number[]>>();
       for (let j = 0; j < this.n; j++) {
         if (t1[j] === OPEN_T1) continue;
-        const t = t0[j]!;
-        let l = byT0.get(t);
-        if (!l) continue;
-        if (l.length > SMALL_T0_GROUP) {
-          let m = keyed.get(t);
-          if (!m) keyed.set(t, (m = groupBy(l, triple)));
-          l = m.get(triple(j));
-          if (!l) continue;
+        const tj = t0[j]!;
+        for (let s = hash(j) & mask, i = slots[s]!; i !== -1; s = (s + 1) & mask, i = slots[s]!) {
+          const ti = t0[i]!;
+          if ((ti === tj || (ti !== ti && tj !== tj)) && node[i] === node[j] && rank[i] === rank[j] && name[i] === name[j]) matched[i] = 1;
         }
-        for (const i of l) if (node[i] === node[j] && rank[i] === rank[j] && name[i] === name[j]) matched[i] = 1;
       }
-      for (const i of this.open) if (!matched[i]) out.push(i);
+      for (const i of open) if (!matched[i]) out.push(i);
     }
     return (this.unmatchedCache = out);
   }
@@ -670,14 +691,17 @@ export class PhaseBlock {
   trim(): void {
     const n = this.n;
     if (this.t0.length === n) return;
-    this.t0 = this.t0.slice(0, n);
-    this.t1 = this.t1.slice(0, n);
-    this.rank = this.rank.slice(0, n);
-    this.name = this.name.slice(0, n);
-    this.node = this.node.slice(0, n);
-    this.role = this.role.slice(0, n);
-    this.gpuOff = this.gpuOff.slice(0, n + 1);
-    this.gpus = this.gpus.slice(0, this.gpuOff[n]);
+    // Sized by `expect`: up to 1/16 spare room is kept (views, no copy); more is copied away.
+    const cut = <A extends Float64Array | Uint32Array>(a: A, len: number): A =>
+      (a.length - len <= a.length >>> 4 ? a.subarray(0, len) : a.slice(0, len)) as A;
+    this.t0 = cut(this.t0, n);
+    this.t1 = cut(this.t1, n);
+    this.rank = cut(this.rank, n);
+    this.name = cut(this.name, n);
+    this.node = cut(this.node, n);
+    this.role = cut(this.role, n);
+    this.gpuOff = cut(this.gpuOff, n + 1);
+    this.gpus = cut(this.gpus, this.gpuOff[n]!);
   }
 
   /** Columns restored from the binary cache (ids already mapped to `strings`). */

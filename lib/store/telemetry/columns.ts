@@ -36,6 +36,12 @@ export class Col<A extends TypedArray> {
    */
   flat: A | null = null;
   /**
+   * One buffer sized by `reserve()` that new chunks are views of, while every row since
+   * the reservation fits it; `compact()` then takes it as `flat` without a copy. Null once
+   * a chunk had to grow past it (or nothing was reserved).
+   */
+  private reserved: A | null = null;
+  /**
    * `firstCap`: a new chunk's first capacity. A column known to fill many chunks (a
    * query's scratch rows) starts each at CHUNK, so no chunk is ever regrown and copied.
    */
@@ -50,9 +56,10 @@ export class Col<A extends TypedArray> {
     const off = this.length & MASK;
     let chunk = this.chunks[c];
     if (chunk === undefined) {
-      chunk = new this.ctor(this.firstCap);
+      chunk = this.newChunk(c, this.firstCap);
       this.chunks.push(chunk);
     } else if (off === chunk.length) {
+      this.reserved = null;
       const grown = new this.ctor(Math.min(CHUNK, chunk.length * 2));
       grown.set(chunk);
       this.chunks[c] = chunk = grown;
@@ -71,9 +78,10 @@ export class Col<A extends TypedArray> {
       let chunk = this.chunks[c];
       const take = Math.min(to - at, CHUNK - off);
       if (chunk === undefined) {
-        chunk = new this.ctor(Math.min(CHUNK, Math.max(this.firstCap, take)));
+        chunk = this.newChunk(c, Math.min(CHUNK, Math.max(this.firstCap, take)), take);
         this.chunks.push(chunk);
       } else if (off + take > chunk.length) {
+        this.reserved = null;
         let cap = chunk.length * 2;
         while (cap < off + take) cap *= 2;
         const grown = new this.ctor(Math.min(CHUNK, cap));
@@ -84,6 +92,36 @@ export class Col<A extends TypedArray> {
       this.length += take;
       at += take;
     }
+  }
+
+  /** Chunk `c` (none yet): a view of the reservation when it holds `need` more rows there, else `cap` new elements. */
+  private newChunk(c: number, cap: number, need = 1): A {
+    const r = this.reserved;
+    const at = c * CHUNK;
+    if (r !== null && at + need <= r.length) return r.subarray(at, Math.min(at + CHUNK, r.length)) as A;
+    this.reserved = null;
+    return new this.ctor(cap);
+  }
+
+  /**
+   * About `n` rows in all are coming (a parse that knows its file's size): hold them in one
+   * buffer, so closing the column (`compact`) needs no copy and chunks never regrow. Rows
+   * already here move into it. A column with fewer rows than estimated keeps up to
+   * 1/16 of spare room; one with more grows as usual past the reservation.
+   */
+  reserve(n: number): void {
+    if (this.flat || n <= this.length) return;
+    const r = new this.ctor(n);
+    let at = 0;
+    for (const c of this.chunks) {
+      const take = Math.min(c.length, this.length - at);
+      r.set(c.subarray(0, take), at);
+      at += take;
+    }
+    this.reserved = r;
+    const used = this.chunks.length;
+    this.chunks.length = 0;
+    for (let k = 0; k < used; k++) this.chunks.push(r.subarray(k * CHUNK, Math.min((k + 1) * CHUNK, n)) as A);
   }
 
   get(i: number): number {
@@ -97,7 +135,9 @@ export class Col<A extends TypedArray> {
   /** Move the rows into one contiguous array (chunks become views of it); sets `flat`. */
   compact(): void {
     if (this.flat) return;
-    const out = this.toArray();
+    const r = this.reserved;
+    this.reserved = null;
+    const out = r !== null && r.length - this.length <= r.length >>> 4 ? (r.subarray(0, this.length) as A) : this.toArray();
     this.chunks.length = 0;
     for (let at = 0; at < out.length; at += CHUNK) this.chunks.push(out.subarray(at, Math.min(at + CHUNK, out.length)) as A);
     this.flat = out;
@@ -106,6 +146,7 @@ export class Col<A extends TypedArray> {
   /** Drop spare capacity of the last chunk (call when no more rows will arrive). */
   trim(): void {
     if (this.flat) return;
+    if (this.reserved) return this.compact();
     const last = this.chunks.length - 1;
     const chunk = this.chunks[last];
     const used = this.length - last * CHUNK;
@@ -137,6 +178,7 @@ export class Col<A extends TypedArray> {
    */
   load(data: TypedArray): void {
     if (!(data instanceof this.ctor)) throw new TypeError("column type mismatch");
+    this.reserved = null;
     this.chunks.length = 0;
     for (let at = 0; at < data.length; at += CHUNK) this.chunks.push(data.subarray(at, Math.min(at + CHUNK, data.length)) as A);
     this.length = data.length;

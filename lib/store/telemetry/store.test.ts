@@ -249,6 +249,30 @@ describe("MetricStore loading", () => {
   });
 });
 
+describe("a partition of many read chunks (#20)", () => {
+  it("is parsed into columns sized once from its first chunk, closed without a copy, with every row", async () => {
+    const n = 40_000; // ~3.4 MB of gpu_util JSON: two read chunks
+    const rows = Array.from({ length: n }, (_, i) => ({ ts: 100 + Math.floor(i / 64), node: `n${(i >> 3) & 7}`, gpu: i & 7, util: (i * 7) % 101, mem_mb: 1000 + i, power_w: 100 + (i % 300) }));
+    const evs = Array.from({ length: 40_000 }, (_, i) => phase(i % 3 ? "actor_train" : "train_wait", 100 + i * 0.01, i % 2 ? -1 : 105 + i * 0.01, { rank: i % 512, node: `n${i % 64}` }));
+    const b = run().gpu(...rows).phases(...evs);
+    expect(fs.statSync(path.join(b.dash, "gpu_util", `${partitionKey(100)}.jsonl`)).size).toBeGreaterThan(2 << 20);
+    expect(fs.statSync(path.join(b.dash, "phases", `${partitionKey(100)}.jsonl`)).size).toBeGreaterThan(2 << 20);
+    const s = open(b);
+    const [g] = await s.gpuUtil.window(null, null);
+    const util = g!.flatUtil()!.util;
+    expect(util.length).toBe(n);
+    expect(rows.filter((r, i) => util[i] !== r.util).length).toBe(0);
+    // sized by the estimate (a little over the rows), kept as a view: not an exact-size copy
+    expect(util.buffer.byteLength).toBeGreaterThan(n);
+    expect(util.buffer.byteLength).toBeLessThanOrEqual(Math.ceil((n * 17) / 16));
+    const [p] = await s.phases.window(null, null);
+    expect(p!.n).toBe(evs.length);
+    expect(evs.filter((e, i) => p!.t0[i] !== e.t0).length).toBe(0);
+    expect(p!.t0.buffer.byteLength).toBeGreaterThan(evs.length * 8);
+    expect(p!.t0.buffer.byteLength).toBeLessThanOrEqual(Math.ceil((evs.length * 8 * 17) / 16));
+  });
+});
+
 describe("binary cache of closed partitions", () => {
   async function waitFor(p: string): Promise<void> {
     for (let i = 0; i < 200 && !fs.existsSync(p); i++) await new Promise((r) => setTimeout(r, 10));

@@ -162,6 +162,7 @@ export class MetricStore {
       {
         create: () => new PhaseBlock(dicts.phaseStrings),
         ingest: (buf, s, e, off, block) => phaseScanner.ingest(buf, s, e, off, block),
+        expect: (b, done, total) => b.expect(done, total),
         seal: (b) => b.trim(),
         bytes: (b) => b.byteLength(),
       },
@@ -173,6 +174,7 @@ export class MetricStore {
       {
         create: () => new GpuBlock(),
         ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
+        expect: (b, done, total) => b.expect(done, total),
         seal: (b) => b.trim(),
         beforeAppend: (b) => b.ensureMagnitudes(),
         bytes: (b) => b.byteLength(),

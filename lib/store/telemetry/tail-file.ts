@@ -55,9 +55,22 @@ async function fingerprintMatches(fh: fs.promises.FileHandle, fp: Fingerprint): 
   return now.head.equals(fp.head) && now.tail.equals(fp.tail);
 }
 
+/** Parses (`ingestRange`) running now, in any file of this process. */
+let parsing = 0;
+
+/** Whether a file is being parsed now (deferred cache writes wait for the query's parse; binary-cache.ts). */
+export function parseInFlight(): boolean {
+  return parsing > 0;
+}
+
 export interface BlockCodec<B> {
   create(): B;
   ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: B): IngestResult;
+  /**
+   * A parse from byte 0 has read `done` of the `total` bytes it will read: size the
+   * block's columns for the rest (one buffer instead of regrowing and copying).
+   */
+  expect?(block: B, done: number, total: number): void;
   /** The partition will not grow any more: drop spare capacity. */
   seal?(block: B): void;
   /** Called before new bytes are appended to a non-empty block (lazy blocks load fully). */
@@ -162,6 +175,15 @@ export class TailFile<B> {
 
   /** Parse the complete lines of `[from, to)`; returns the offset after the last one. */
   private async ingestRange(fh: fs.promises.FileHandle, block: B, from: number, to: number): Promise<{ pos: number; corrupt: number; firstCorruptAt: number }> {
+    parsing++;
+    try {
+      return await this.ingestChunks(fh, block, from, to);
+    } finally {
+      parsing--;
+    }
+  }
+
+  private async ingestChunks(fh: fs.promises.FileHandle, block: B, from: number, to: number): Promise<{ pos: number; corrupt: number; firstCorruptAt: number }> {
     let corrupt = 0;
     let firstCorruptAt = -1;
     let pos = from;
@@ -186,7 +208,9 @@ export class TailFile<B> {
         corrupt += r.corrupt;
         if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
       }
+      const firstOfFile = pos === 0;
       pos += nl + 1;
+      if (firstOfFile && pos < to) this.codec.expect?.(block, pos, to);
     }
     return { pos, corrupt, firstCorruptAt };
   }

@@ -69,7 +69,9 @@ export class RunBuilder {
     const byKey = new Map<string, R[]>();
     for (const r of recs) {
       const k = partitionKey(keyTs(r));
-      byKey.set(k, [...(byKey.get(k) ?? []), r]);
+      const list = byKey.get(k);
+      if (list) list.push(r);
+      else byKey.set(k, [r]);
     }
     for (const [k, rs] of [...byKey].sort(([a], [b]) => (a < b ? -1 : 1))) this.lines(`${stream}/${k}.jsonl`, rs);
     return this;
