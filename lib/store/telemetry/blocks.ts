@@ -9,7 +9,7 @@
  * a row costs ~10 bytes; the other streams keep plain records.
  */
 import { ENGINE_INFO_FIELDS, RECORD_FIELDS } from "@/lib/store/format";
-import { Col, grown, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
+import { Col, fitted, grown, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
 import type { Part } from "@/lib/store/telemetry/engine-parts";
 import {
   OPEN_T1,
@@ -570,21 +570,19 @@ export class PhaseBlock {
 
   /** Room for `rows` rows and `gpus` GPU entries: at least doubled, or exactly that (`exact`). */
   private grow(rows: number, gpus: number, exact = false): void {
-    if (rows > this.t0.length) {
-      const cap = exact ? rows : Math.max(rows, this.t0.length * 2);
-      this.t0 = grown(this.t0, cap);
-      this.t1 = grown(this.t1, cap);
-      this.rank = grown(this.rank, cap);
-      this.name = grown(this.name, cap);
-      this.node = grown(this.node, cap);
-      this.role = grown(this.role, cap);
-      this.gpuOff = grown(this.gpuOff, cap + 1);
-    }
-    if (gpus > this.gpus.length) {
-      const b = new Float64Array(exact ? gpus : Math.max(gpus, this.gpus.length * 2));
-      b.set(this.gpus);
-      this.gpus = b;
-    }
+    if (rows > this.t0.length) this.eachRowColumn(grown, exact ? rows : Math.max(rows, this.t0.length * 2));
+    if (gpus > this.gpus.length) this.gpus = grown(this.gpus, exact ? gpus : Math.max(gpus, this.gpus.length * 2));
+  }
+
+  /** Every per-row column replaced by `f(column, rows)` (`gpuOff` has one slot more). */
+  private eachRowColumn(f: <A extends TypedArray>(a: A, len: number) => A, rows: number): void {
+    this.t0 = f(this.t0, rows);
+    this.t1 = f(this.t1, rows);
+    this.rank = f(this.rank, rows);
+    this.name = f(this.name, rows);
+    this.node = f(this.node, rows);
+    this.role = f(this.role, rows);
+    this.gpuOff = f(this.gpuOff, rows + 1);
   }
 
   /** A parse has read `done` of its `total` bytes: size the columns for the rest (`expectedRows`). */
@@ -692,16 +690,8 @@ export class PhaseBlock {
     const n = this.n;
     if (this.t0.length === n) return;
     // Sized by `expect`: up to 1/16 spare room is kept (views, no copy); more is copied away.
-    const cut = <A extends Float64Array | Uint32Array>(a: A, len: number): A =>
-      (a.length - len <= a.length >>> 4 ? a.subarray(0, len) : a.slice(0, len)) as A;
-    this.t0 = cut(this.t0, n);
-    this.t1 = cut(this.t1, n);
-    this.rank = cut(this.rank, n);
-    this.name = cut(this.name, n);
-    this.node = cut(this.node, n);
-    this.role = cut(this.role, n);
-    this.gpuOff = cut(this.gpuOff, n + 1);
-    this.gpus = cut(this.gpus, this.gpuOff[n]!);
+    this.eachRowColumn(fitted, n);
+    this.gpus = fitted(this.gpus, this.gpuOff[n]!);
   }
 
   /** Columns restored from the binary cache (ids already mapped to `strings`). */

@@ -27,6 +27,14 @@ export function grown<A extends TypedArray>(a: A, cap: number): A {
   return b;
 }
 
+/**
+ * `a`'s first `len` elements for a column that will not grow again: a view when at most
+ * 1/16 of `a` would stay unused (a buffer sized by an estimate), else an exact copy.
+ */
+export function fitted<A extends TypedArray>(a: A, len: number): A {
+  return (a.length - len <= a.length >>> 4 ? a.subarray(0, len) : a.slice(0, len)) as A;
+}
+
 export class Col<A extends TypedArray> {
   readonly chunks: A[] = [];
   length = 0;
@@ -137,7 +145,7 @@ export class Col<A extends TypedArray> {
     if (this.flat) return;
     const r = this.reserved;
     this.reserved = null;
-    const out = r !== null && r.length - this.length <= r.length >>> 4 ? (r.subarray(0, this.length) as A) : this.toArray();
+    const out = r !== null ? fitted(r, this.length) : this.toArray();
     this.chunks.length = 0;
     for (let at = 0; at < out.length; at += CHUNK) this.chunks.push(out.subarray(at, Math.min(at + CHUNK, out.length)) as A);
     this.flat = out;
