@@ -144,7 +144,7 @@ test("a symlinked alias of a run is not listed", async ({ request }) => {
 
 test("a path with malformed %-encoding → 400 JSON, on API routes and pages alike", async ({ playwright }) => {
   const ctx = await anon(playwright);
-  for (const url of [`/api/rollout/%E0%A4%A/summary?run=${RUN}`, "/api/%zz", "/runs/%E0%A4%A/timeline", "/%"]) {
+  for (const url of [`/api/rollout/%E0%A4%A/summary?run=${RUN}`, "/api/%zz", `/api/timeline/gpu%zz?run=${RUN}`, "/runs/%E0%A4%A/timeline", "/%"]) {
     const res = await ctx.get(url, { maxRedirects: 0, headers: { Authorization: `Bearer ${E2E.token}` } });
     expect(res.status(), url).toBe(400);
     expect(res.headers()["content-type"], url).toContain("application/json");
