@@ -67,3 +67,33 @@ export class Inflight<K, V> {
     return q;
   }
 }
+
+/**
+ * An async value computed at most once every `ms` per key (at most `capacity` keys kept):
+ * the file checks (listings, stats, real paths) a reader repeats on every request. Within
+ * `ms` a caller gets the promise of the last check; a check that fails is not kept.
+ * `ms` ≤ 0 checks every time.
+ */
+export class Recent<K, V> {
+  private readonly memo: Lru<K, { at: number; value: Promise<V> }>;
+  constructor(
+    readonly ms: number,
+    capacity: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.memo = new Lru(capacity);
+  }
+
+  get(key: K, check: () => Promise<V>): Promise<V> {
+    if (!(this.ms > 0)) return check();
+    const t = this.now();
+    const hit = this.memo.get(key);
+    if (hit && t - hit.at < this.ms) return hit.value;
+    const entry = { at: t, value: check() };
+    this.memo.set(key, entry);
+    entry.value.catch(() => {
+      if (this.memo.get(key) === entry) this.memo.delete(key);
+    });
+    return entry.value;
+  }
+}

@@ -323,7 +323,7 @@ describe("summary cache", () => {
     await writeRollout(dir, 0, [s]);
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.5] });
     await ageFiles(dir);
-    const r = openReader(dir, { cacheDir });
+    const r = openReader(dir, { cacheDir, recheckMs: 0 });
     const a = await r.summary(0, false);
     const g = await r.groups(0, false);
     // the same objects (the API layer keeps a frozen answer's bytes: lib/api/json.ts)
@@ -589,7 +589,7 @@ describe("token point read: kept rows follow the files", () => {
     await writeMirror(mirror, [mirrorRow(tokensOf(s))], ["created_by", "test"]);
     await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 } });
     await ageFiles(dir);
-    const r = openReader(dir);
+    const r = openReader(dir, { recheckMs: 0 });
     const a = await r.tokens(0, 0, {});
     expect(await r.tokens(0, 0, {})).toEqual(a);
 
@@ -603,5 +603,32 @@ describe("token point read: kept rows follow the files", () => {
     const other = tokensOf(s).map((t) => t + 1000);
     await writeMirror(mirror, [mirrorRow(other)], ["created_by", "test"]);
     expect((await r.tokens(0, 0, {})).token_ids).toEqual(other);
+  });
+
+  test("within recheckMs a reader reuses its file checks: a rewrite is not seen by it, but by a new reader", async () => {
+    const s = S(0, 3);
+    const mirrorRow = (tokens: number[]) => ({ sample_index: 0, response_length: 3, total_length: tokens.length, tokens, loss_mask: null, rollout_log_probs: null });
+    const mirror = path.join(dir, "dashboard_columns", "rollout_0.parquet");
+    await writeRollout(dir, 0, [s]);
+    await writeMirror(mirror, [mirrorRow(tokensOf(s))], ["created_by", "test"]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.5] });
+    await ageFiles(dir);
+    const r = openReader(dir, { recheckMs: 3_600_000 });
+    const a = await r.tokens(0, 0, {});
+    const sum = await r.summary(0, false);
+
+    const other = tokensOf(s).map((t) => t + 1000);
+    await writeMirror(mirror, [mirrorRow(other)], ["created_by", "test"]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 7)], cp: { rank: 0, size: 1 }, raw_reward: [0.75] });
+    const b = await r.tokens(0, 0, {});
+    expect(b.token_ids).toEqual(a.token_ids);
+    expect(b.train_log_probs).toEqual(a.train_log_probs);
+    expect(await r.summary(0, false)).toBe(sum);
+
+    const fresh = openReader(dir, { recheckMs: 3_600_000 });
+    const c = await fresh.tokens(0, 0, {});
+    expect(c.token_ids).toEqual(other);
+    expect(c.train_log_probs).not.toEqual(a.train_log_probs);
+    expect((await fresh.summary(0, false)).rows[0]!.raw_reward).toBe(0.75);
   });
 });

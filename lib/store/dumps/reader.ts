@@ -44,7 +44,7 @@ import {
 } from "./files";
 import { buildGroups, stepAggregate, GROUP_COLUMNS, type GroupRow, type StepAggregateRow } from "./groups";
 import { buildTrainRow, indexLocations, joinTrainRows, planTrainRow, type Location, type RowRequest } from "./join";
-import { Inflight, Lru } from "./lru";
+import { Inflight, Lru, Recent } from "./lru";
 import { MirrorReader, mirrorRowsFromSamples, writeMirror, type MirrorRow } from "./mirror";
 import { openRolloutDump, PtShardSource, toNumArray, type ShardHandle } from "./pt-source";
 import { SkippedList } from "@/lib/store/pt/load";
@@ -62,6 +62,13 @@ export interface DumpReaderOptions {
   cacheDir?: string;
   /** Number of rollouts whose summaries stay in memory (CLI --tensor-lru, default 2). */
   tensorLru?: number;
+  /**
+   * How long (ms) the file checks behind a step's summary and token reads (shard listing,
+   * stats, the mirror's real path, the tokenizer folder) are reused, default
+   * RECHECK_MS: a dump file rewritten in place is seen within that time. 0 checks on
+   * every call.
+   */
+  recheckMs?: number;
 }
 
 export interface RolloutTable<C extends string, R> {
@@ -85,6 +92,9 @@ export interface SkippedDump {
 }
 
 const SHARD_LRU = 4;
+/** docs/api.md 6: a warm token window re-checked ~20 files (~2 ms) on every request (#20). */
+const RECHECK_MS = 1000;
+const RECHECK_KEYS = 64;
 const SIDECAR_LRU = 4;
 const MIRROR_LRU = 2;
 /** Evicted shard handles are closed after this delay, so in-flight point reads finish. */
@@ -171,6 +181,8 @@ export class DumpReader {
   private readonly mirrors = new MirrorReader();
   private readonly inflight = new Inflight<string, SummaryFrame>();
   private tokenizer: Promise<TokenTextDecoder | null> | null = null;
+  /** Recent file checks (`recheckMs`), by what was checked. */
+  private readonly checks: Recent<string, unknown>;
   /** Steps whose summary failed to load, by stem (see `skippedDumps`). */
   private readonly failedSteps = new Map<string, SkippedDump>();
   /** In-run mirrors (`rel` + stamp) that did not decode: the `.pt` is used instead. */
@@ -184,6 +196,26 @@ export class DumpReader {
     this.fs = new RunFs(dir);
     this.cacheDir = opts.cacheDir ?? null;
     this.summaries = new Lru(Math.max(1, opts.tensorLru ?? 2));
+    this.checks = new Recent(opts.recheckMs ?? RECHECK_MS, RECHECK_KEYS);
+  }
+
+  /** `check()`, or its result from the last `recheckMs` (see DumpReaderOptions). */
+  private recent<T>(key: string, check: () => Promise<T>): Promise<T> {
+    return this.checks.get(key, check) as Promise<T>;
+  }
+
+  /** Stamp of `rel` (null: absent), checked at most every `recheckMs`. */
+  private recentStamp(rel: string): Promise<FileStamp | null> {
+    return this.recent(`stamp\u0000${rel}`, () => stampOrNull(this.fs, rel));
+  }
+
+  /** A train step's shard files with their stamps (null: vanished), checked at most every `recheckMs`. */
+  private recentShards(rolloutId: number): Promise<{ name: string; stamp: FileStamp | null }[]> {
+    return this.recent(`shards\u0000${rolloutId}`, async () => {
+      const files = await listTrainShards(this.fs, rolloutId);
+      const stamps = await Promise.all(files.map((f) => stampOrNull(this.fs, path.posix.join("train_data", f.name))));
+      return files.map((f, i) => ({ name: f.name, stamp: stamps[i] ?? null }));
+    });
   }
 
   private retire(p: Promise<ShardSet>): void {
@@ -231,12 +263,14 @@ export class DumpReader {
   }
 
   /** A `tokenizer/` directory inside the run (one resolving outside counts as absent). */
-  async hasTokenizer(): Promise<boolean> {
-    try {
-      return (await this.fs.statOrNull("tokenizer"))?.isDirectory() ?? false;
-    } catch {
-      return false;
-    }
+  hasTokenizer(): Promise<boolean> {
+    return this.recent("tokenizer", async () => {
+      try {
+        return (await this.fs.statOrNull("tokenizer"))?.isDirectory() ?? false;
+      } catch {
+        return false;
+      }
+    });
   }
 
   /**
@@ -310,17 +344,10 @@ export class DumpReader {
 
   private async summarySources(rolloutId: number, evaluation: boolean): Promise<Record<string, FileStamp>> {
     const rel = rolloutRel(rolloutId, evaluation);
-    const st = await stampOrNull(this.fs, rel);
+    const [st, shards] = await Promise.all([this.recentStamp(rel), evaluation ? [] : this.recentShards(rolloutId)]);
     if (st === null) throw notFound(`no such file: ${rel}`);
     const sources: Record<string, FileStamp> = { [path.posix.basename(rel)]: st };
-    if (!evaluation) {
-      const files = await listTrainShards(this.fs, rolloutId);
-      const stamps = await Promise.all(files.map((f) => stampOrNull(this.fs, path.posix.join("train_data", f.name))));
-      files.forEach((f, i) => {
-        const st = stamps[i];
-        if (st) sources[f.name] = st;
-      });
-    }
+    for (const f of shards) if (f.stamp) sources[f.name] = f.stamp;
     return sources;
   }
 
@@ -610,7 +637,7 @@ export class DumpReader {
   private async runMirror(rel: string, si: number): Promise<{ row: MirrorRow | null } | null> {
     let st: FileStamp | null;
     try {
-      st = await stampOrNull(this.fs, rel);
+      st = await this.recentStamp(rel);
     } catch (err) {
       if (!isOutside(err)) throw err;
       this.fs.warnOnce(rel, "points outside the run directory; reading the rollout .pt instead");
@@ -620,7 +647,8 @@ export class DumpReader {
     const version = `${rel}\u0000${stampKey(st)}`;
     if (this.badMirrors.get(version)) return null;
     try {
-      const res = await this.mirrors.read(await this.fs.resolve(rel), stampKey(st), si, undefined, READ_NOFOLLOW);
+      const real = await this.recent(`real\u0000${rel}`, () => this.fs.resolve(rel));
+      const res = await this.mirrors.read(real, stampKey(st), si, undefined, READ_NOFOLLOW);
       return res.valid ? { row: res.row } : null;
     } catch (err) {
       if (isErrno(err, "ENOENT")) return null;
@@ -635,10 +663,9 @@ export class DumpReader {
   }
 
   private async shardSet(rolloutId: number): Promise<ShardSet | null> {
-    const files = await listTrainShards(this.fs, rolloutId);
+    const files = await this.recentShards(rolloutId);
     if (files.length === 0) return null;
-    const stamps = await Promise.all(files.map((f) => stampOrNull(this.fs, path.posix.join("train_data", f.name))));
-    const key = `${rolloutId}\u0000${files.map((f, i) => `${f.name}@${stamps[i] ? stampKey(stamps[i]) : "-"}`).join(",")}`;
+    const key = `${rolloutId}\u0000${files.map((f) => `${f.name}@${f.stamp ? stampKey(f.stamp) : "-"}`).join(",")}`;
     let p = this.shardSets.get(key);
     if (!p) {
       p = (async () => {
@@ -804,7 +831,7 @@ export class DumpReader {
   /** Every parsed row of a step's conversation sidecar, by sample index; null when there is none. */
   async sidecarRows(rolloutId: number, evaluation: boolean): Promise<ReadonlyMap<number | null, Record<string, unknown>> | null> {
     const rel = sidecarRel(rolloutId, evaluation);
-    const st = await stampOrNull(this.fs, rel);
+    const st = await this.recentStamp(rel);
     if (st === null) return null;
     return (await this.sidecarIndex(rel, st)).rows;
   }
@@ -833,7 +860,7 @@ export class DumpReader {
    */
   async messages(rolloutId: number, sampleIndex: number, evaluation: boolean): Promise<Record<string, unknown>> {
     const rel = sidecarRel(rolloutId, evaluation);
-    const st = await stampOrNull(this.fs, rel);
+    const st = await this.recentStamp(rel);
     if (st === null) throw notFound(`no conversation recorded for rollout ${rolloutStem(rolloutId, evaluation)} (${rel} missing)`);
     const index = await this.sidecarIndex(rel, st);
     const row = index.rows.get(sampleIndex);
