@@ -14,7 +14,7 @@ export const MAX_ANATOMY_WINDOW_S = 14400;
 export interface TrajectoryTimeline {
   bubbles(): Promise<readonly { step: number | null; ts: number }[]>;
   timeRange(): Promise<readonly [number, number] | null>;
-  lanes(t0: number | null, t1: number | null, sampleIndices: readonly number[]): Promise<TrajectoryLane[]>;
+  lanes(t0: number | null, t1: number | null, sampleIndices: readonly number[]): Promise<readonly TrajectoryLane[]>;
 }
 
 export function storeTimeline(store: MetricStore): TrajectoryTimeline {
@@ -26,10 +26,17 @@ export function storeTimeline(store: MetricStore): TrajectoryTimeline {
 }
 
 export interface RolloutTrajectories {
-  lanes: TrajectoryLane[];
+  lanes: readonly TrajectoryLane[];
   consume_ts: number | null;
   t0: number | null;
 }
+
+/**
+ * One frozen answer per lanes array (the memoised lanes of one window and sample set,
+ * trajectoryLanes): the same object while the files are unchanged, so the API layer
+ * writes its JSON text once (keptAnswerResponse, lib/api/json.ts).
+ */
+const answers = new WeakMap<readonly TrajectoryLane[], Readonly<RolloutTrajectories>>();
 
 export async function getRolloutTrajectories(
   dumps: DumpReader,
@@ -43,5 +50,10 @@ export async function getRolloutTrajectories(
   const consumeTs = bubble ? bubble.ts : ((await timeline.timeRange())?.[1] ?? null);
   const t0 = consumeTs === null ? null : consumeTs - MAX_ANATOMY_WINDOW_S;
   const lanes = await timeline.lanes(t0, consumeTs, indices);
-  return { lanes, consume_ts: consumeTs, t0 };
+  let answer = answers.get(lanes);
+  if (!answer || answer.consume_ts !== consumeTs || answer.t0 !== t0) {
+    answer = Object.freeze({ lanes, consume_ts: consumeTs, t0 });
+    if (Object.isFrozen(lanes)) answers.set(lanes, answer);
+  }
+  return answer;
 }

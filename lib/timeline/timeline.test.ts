@@ -13,6 +13,8 @@ import { getMetrics } from "@/lib/timeline/metrics";
 import { outliers } from "@/lib/timeline/outliers";
 import { phasesByLane } from "@/lib/timeline/phases";
 import { trajectoryLanes } from "@/lib/timeline/trajectories";
+import { getRolloutTrajectories, storeTimeline } from "@/lib/rollout";
+import type { DumpReader } from "@/lib/store/dumps";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -351,6 +353,37 @@ describe("trajectory lanes", () => {
     expect(lanes.map((l) => l.sample_index)).toEqual([6, 5]);
     expect(lanes[0]!.attempts).toEqual([{ t0: 1, t1: null }]);
     expect(lanes[1]!.segments).toEqual([{ kind: "gen", t0: 3, t1: 9, turn: -1, weight_version: "7" }]);
+  });
+
+  it("hands out the same frozen lanes while the stream's files are unchanged, new ones once they grow", async () => {
+    const e = (ts: number, kind: TrajectoryEvent["kind"], sample: number): TrajectoryEvent => ({
+      ts,
+      kind,
+      sample_index: sample,
+      group_index: 0,
+      turn: -1,
+      weight_version: "",
+      detail: "",
+    });
+    const b = run().trajectories(e(2, "attempt_start", 5), e(9, "attempt_end", 5), e(3, "attempt_start", 6));
+    const store = openMetricStore(b.runDir, { follow: true, statIntervalMs: 0 });
+    const a = await trajectoryLanes(store, 0, 100, [5, 6]);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(await trajectoryLanes(store, 0, 100, [5, 6])).toBe(a);
+    // another window, another sample set, or all samples: computed for what was asked
+    expect((await trajectoryLanes(store, 0, 100, [6])).map((l) => l.sample_index)).toEqual([6]);
+    expect((await trajectoryLanes(store, 5, 100, [5, 6])).map((l) => l.first_ts)).toEqual([9]);
+    expect((await trajectoryLanes(store, null, null)).map((l) => l.sample_index)).toEqual([5, 6]);
+    // the rollout endpoint's answer is one frozen object too (its JSON text is kept: lib/api/json.ts)
+    const answer = await getRolloutTrajectories(null as unknown as DumpReader, storeTimeline(store), 0, 6);
+    expect(Object.isFrozen(answer)).toBe(true);
+    expect(await getRolloutTrajectories(null as unknown as DumpReader, storeTimeline(store), 0, 6)).toBe(answer);
+
+    b.trajectories(e(12, "attempt_end", 6));
+    const c = await trajectoryLanes(store, 0, 100, [5, 6]);
+    expect(c).not.toBe(a);
+    expect(c.find((l) => l.sample_index === 6)!.attempts).toEqual([{ t0: 3, t1: 12 }]);
+    expect(a.find((l) => l.sample_index === 6)!.attempts).toEqual([{ t0: 3, t1: null }]);
   });
 });
 
