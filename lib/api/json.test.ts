@@ -134,3 +134,32 @@ describe("keptAnswerResponse: the text of a frozen answer is written once", () =
     expect((await r.text()).length).toBe(NO_TRANSFORM_MIN_CHARS + 8);
   });
 });
+
+describe("long answers are sent as a stream of UTF-8 chunks, never as one string", () => {
+  it("sends exactly the text, whatever characters fall on the chunk edges", async () => {
+    const { jsonResponseSliced, jsonSafeStringify } = await import("@/lib/api/json");
+    // Surrogate pairs (emoji), 3-byte (CJK) and 2-byte (é) characters at every alignment
+    // against the 64 Ki-character chunk edges.
+    for (const prefix of ["", "x", "xy", "xyz"]) {
+      const value = Object.freeze({ s: prefix + "😀".repeat(70_000), t: "漢é".repeat(40_000), n: [1.5, NaN, 3] });
+      const want = jsonSafeStringify(value);
+      for (const res of [await jsonResponseSliced(value), (await keptAnswerResponse(value))!]) {
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        expect(new TextDecoder("utf-8", { fatal: true }).decode(bytes)).toBe(want);
+        expect(bytes.length).toBe(Buffer.byteLength(want));
+      }
+    }
+  });
+
+  it("a sliced answer of many pieces arrives whole, in more than one chunk", async () => {
+    const { jsonResponseSliced, jsonSafeStringify } = await import("@/lib/api/json");
+    const value = { lanes: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`n${i}`, { ts: Array.from({ length: 3000 }, (_, k) => 1.7e9 + k / 3), util: new Uint8Array(3000).fill(i) }])) };
+    const res = await jsonResponseSliced(value);
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(3 * 64 * 1024);
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(jsonSafeStringify(value));
+  });
+});
