@@ -163,3 +163,42 @@ describe("long answers are sent as a stream of UTF-8 chunks, never as one string
     expect(Buffer.concat(chunks).toString("utf8")).toBe(jsonSafeStringify(value));
   });
 });
+
+describe("utf8Chunks", () => {
+  async function bytesOf(pieces: string[]): Promise<{ text: string; chunks: number }> {
+    const { utf8Chunks } = await import("@/lib/api/json");
+    const reader = utf8Chunks(pieces).getReader();
+    const parts: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(parts)), chunks: parts.length };
+  }
+
+  it("a pair right after a run that fills the chunk but one character opens the next chunk", async () => {
+    const pieces = ["a".repeat(64 * 1024 - 1), "😀b", "c"];
+    const got = await bytesOf(pieces);
+    expect(got.text).toBe(pieces.join(""));
+    expect(got.chunks).toBe(2);
+  });
+
+  it("equals the joined text for random pieces of ASCII, 2-, 3- and 4-byte characters", async () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const alphabet = ["a", "é", "漢", "😀", "\n", '"'];
+    for (let round = 0; round < 20; round++) {
+      const pieces = Array.from({ length: 1 + rnd(12) }, () => {
+        const n = rnd(4) === 0 ? rnd(200_000) : rnd(300);
+        let s = "";
+        while (s.length < n) s += alphabet[rnd(alphabet.length)]!.repeat(1 + rnd(50));
+        return s;
+      });
+      const want = pieces.join("");
+      const got = (await bytesOf(pieces)).text;
+      // compared by index, not by toBe: a diff of MB-long strings takes minutes to print
+      let i = 0;
+      while (i < want.length && got.charCodeAt(i) === want.charCodeAt(i)) i++;
+      expect({ round, firstDifference: i, length: got.length }).toEqual({ round, firstDifference: want.length, length: want.length });
+    }
+    expect((await bytesOf([])).text).toBe("");
+    expect((await bytesOf(["", "", "x"])).text).toBe("x");
+  });
+});

@@ -217,7 +217,7 @@ function piecesResponse(pieces: readonly string[], init?: ResponseInit): Respons
 const BODY_CHUNK_CHARS = 64 * 1024;
 
 /** The UTF-8 bytes of the joined pieces as a stream of chunks, each encoded when it is pulled. */
-function utf8Chunks(pieces: readonly string[]): ReadableStream<Uint8Array> {
+export function utf8Chunks(pieces: readonly string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let i = 0;
   let at = 0; // offset in pieces[i]
@@ -228,14 +228,17 @@ function utf8Chunks(pieces: readonly string[]): ReadableStream<Uint8Array> {
       while (i < pieces.length && len < BODY_CHUNK_CHARS) {
         const p = pieces[i]!;
         let end = Math.min(p.length, at + (BODY_CHUNK_CHARS - len));
-        // never split a surrogate pair: each half alone would encode as U+FFFD
-        if (end < p.length && end > at + 1 && isHighSurrogate(p.charCodeAt(end - 1))) end--;
-        run.push(at === 0 && end === p.length ? p : p.slice(at, end));
-        len += end - at;
         if (end < p.length) {
-          at = end; // the chunk is full (or ends before a pair)
+          // The chunk is full. Never split a surrogate pair (each half alone would encode
+          // as U+FFFD): a pair on the edge opens the next chunk. A chunk started empty has
+          // room for far more than one character, so every pull makes progress.
+          if (isHighSurrogate(p.charCodeAt(end - 1))) end--;
+          if (end > at) run.push(p.slice(at, end));
+          at = end;
           break;
         }
+        run.push(at === 0 ? p : p.slice(at));
+        len += end - at;
         i++;
         at = 0;
       }
