@@ -647,7 +647,7 @@ export class DumpReader {
     const version = `${rel}\u0000${stampKey(st)}`;
     if (this.badMirrors.get(version)) return null;
     try {
-      const real = await this.recent(`real\u0000${rel}`, () => this.fs.resolve(rel));
+      const real = await this.recent(`real\u0000${version}`, () => this.fs.resolve(rel));
       const res = await this.mirrors.read(real, stampKey(st), si, undefined, READ_NOFOLLOW);
       return res.valid ? { row: res.row } : null;
     } catch (err) {
