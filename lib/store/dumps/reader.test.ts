@@ -581,13 +581,19 @@ describe("token point read: I/O budget (perf regression guard, not timed)", () =
 });
 
 describe("token point read: kept rows follow the files", () => {
+  const s = S(0, 3);
+  const mirrorRow = (tokens: number[]) => ({ sample_index: 0, response_length: 3, total_length: tokens.length, tokens, loss_mask: null, rollout_log_probs: null });
+  const mirrorPath = () => path.join(dir, "dashboard_columns", "rollout_0.parquet");
+  /** Step 0's mirror row (`tokens`) and its one train shard (`seed`, `reward`) for the sample `s`. */
+  async function writeStep(tokens: number[], seed: number, reward: number): Promise<void> {
+    await writeMirror(mirrorPath(), [mirrorRow(tokens)], ["created_by", "test"]);
+    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, seed)], cp: { rank: 0, size: 1 }, raw_reward: [reward] });
+  }
+
   test("one reader answers a sample again from what it kept, and from the new files once they change", async () => {
-    const s = S(0, 3);
-    const mirrorRow = (tokens: number[]) => ({ sample_index: 0, response_length: 3, total_length: tokens.length, tokens, loss_mask: null, rollout_log_probs: null });
-    const mirror = path.join(dir, "dashboard_columns", "rollout_0.parquet");
+    const mirror = mirrorPath();
     await writeRollout(dir, 0, [s]);
-    await writeMirror(mirror, [mirrorRow(tokensOf(s))], ["created_by", "test"]);
-    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 } });
+    await writeStep(tokensOf(s), 1, 0.5);
     await ageFiles(dir);
     const r = openReader(dir, { recheckMs: 0 });
     const a = await r.tokens(0, 0, {});
@@ -606,20 +612,15 @@ describe("token point read: kept rows follow the files", () => {
   });
 
   test("within recheckMs a reader reuses its file checks: a rewrite is not seen by it, but by a new reader", async () => {
-    const s = S(0, 3);
-    const mirrorRow = (tokens: number[]) => ({ sample_index: 0, response_length: 3, total_length: tokens.length, tokens, loss_mask: null, rollout_log_probs: null });
-    const mirror = path.join(dir, "dashboard_columns", "rollout_0.parquet");
     await writeRollout(dir, 0, [s]);
-    await writeMirror(mirror, [mirrorRow(tokensOf(s))], ["created_by", "test"]);
-    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 1)], cp: { rank: 0, size: 1 }, raw_reward: [0.5] });
+    await writeStep(tokensOf(s), 1, 0.5);
     await ageFiles(dir);
     const r = openReader(dir, { recheckMs: 3_600_000 });
     const a = await r.tokens(0, 0, {});
     const sum = await r.summary(0, false);
 
     const other = tokensOf(s).map((t) => t + 1000);
-    await writeMirror(mirror, [mirrorRow(other)], ["created_by", "test"]);
-    await writeTrainShard(dir, 0, { rank: 0, rows: [trainRow(s, 7)], cp: { rank: 0, size: 1 }, raw_reward: [0.75] });
+    await writeStep(other, 7, 0.75);
     const b = await r.tokens(0, 0, {});
     expect(b.token_ids).toEqual(a.token_ids);
     expect(b.train_log_probs).toEqual(a.train_log_probs);
