@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { CliError } from "./common";
-import { parsePublicUrl, serverEnvVars } from "./server-process";
+import { parsePublicUrl, serverEnvVars, serverProcessEnv } from "./server-process";
 
 describe("--public-url", () => {
   it("accepts an http(s) origin, with or without the trailing slash", () => {
@@ -53,5 +53,20 @@ describe("serverEnvVars", () => {
     const env = parseServerEnv(vars);
     expect(env.trustProxy).toBe(false);
     expect(env.publicUrl).toBeNull();
+  });
+});
+
+describe("serverProcessEnv", () => {
+  it("passes our environment and the server's settings, and asks glibc for huge pages", () => {
+    const env = serverProcessEnv({ PATH: "/usr/bin", RLBOARD_DATA_DIR: "/old" }, { RLBOARD_DATA_DIR: "/data" });
+    expect(env).toEqual({ PATH: "/usr/bin", RLBOARD_DATA_DIR: "/data", GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" });
+  });
+
+  it("keeps other tunables, and a hugetlb setting of the user's own (=0 turns it off)", () => {
+    expect(serverProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" }, {}).GLIBC_TUNABLES).toBe("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+    expect(serverProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.hugetlb=0" }, {}).GLIBC_TUNABLES).toBe("glibc.malloc.hugetlb=0");
+    expect(serverProcessEnv({}, { GLIBC_TUNABLES: "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2" }).GLIBC_TUNABLES).toBe(
+      "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2",
+    );
   });
 });

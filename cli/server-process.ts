@@ -100,6 +100,23 @@ export function serverEnvVars(o: ServerEnvOptions): Record<string, string> {
   return env;
 }
 
+/**
+ * The environment of a server process: ours, then `env`, plus glibc's malloc told to put
+ * its large chunks on transparent huge pages (`glibc.malloc.hugetlb=1`: madvise, where the
+ * kernel's THP setting is `madvise` as on Debian). The server reads column blocks and cache
+ * files of tens of MB into fresh buffers; faulting them in 4 KiB pages was most of a
+ * first request's extra cost on a VM (the 1024-GPU fleet view 976–1,038 → 705–810 ms, its
+ * minor page faults halved; docs/bench.md "12-06 b"). glibc older than 2.35 and other C
+ * libraries ignore the setting; a GLIBC_TUNABLES that already sets `glibc.malloc.hugetlb`
+ * (e.g. `=0`, to turn this off) is left as it is, other tunables are kept.
+ */
+export function serverProcessEnv<E extends Record<string, string | undefined>>(base: E, env: Record<string, string>): E & { GLIBC_TUNABLES: string } {
+  const merged: Record<string, string | undefined> = { ...base, ...env };
+  const tunables = merged.GLIBC_TUNABLES ?? "";
+  const hugetlb = /(?:^|:)glibc\.malloc\.hugetlb=/.test(tunables);
+  return { ...base, ...env, GLIBC_TUNABLES: hugetlb ? tunables : tunables ? `${tunables}:glibc.malloc.hugetlb=1` : "glibc.malloc.hugetlb=1" };
+}
+
 export interface RunningServer {
   child: ChildProcess;
   url: string;
@@ -116,7 +133,7 @@ export async function startNextServer(opts: {
   const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(opts.port), "-H", opts.host], {
     cwd: APP_ROOT,
     stdio: ["ignore", opts.quiet ? "ignore" : "inherit", "inherit"],
-    env: { ...process.env, ...opts.env },
+    env: serverProcessEnv(process.env, opts.env),
   });
   const url = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const stop = () =>
