@@ -106,13 +106,12 @@ export function serverEnvVars(o: ServerEnvOptions): Record<string, string> {
  * kernel's THP setting is `madvise` as on Debian). The server reads column blocks and cache
  * files of tens of MB into fresh buffers; faulting them in 4 KiB pages was most of a
  * first request's extra cost on a VM (the 1024-GPU fleet view 976–1,038 → 705–810 ms, its
- * minor page faults halved; docs/bench.md "12-06 b"). glibc older than 2.35 and other C
+ * minor page faults halved; docs/bench.md "12-06 c"). glibc older than 2.35 and other C
  * libraries ignore the setting; a GLIBC_TUNABLES that already sets `glibc.malloc.hugetlb`
  * (e.g. `=0`, to turn this off) is left as it is, other tunables are kept.
  */
 export function serverProcessEnv<E extends Record<string, string | undefined>>(base: E, env: Record<string, string>): E & { GLIBC_TUNABLES: string } {
-  const merged: Record<string, string | undefined> = { ...base, ...env };
-  const tunables = merged.GLIBC_TUNABLES ?? "";
+  const tunables = env.GLIBC_TUNABLES ?? base.GLIBC_TUNABLES ?? "";
   const hugetlb = /(?:^|:)glibc\.malloc\.hugetlb=/.test(tunables);
   return { ...base, ...env, GLIBC_TUNABLES: hugetlb ? tunables : tunables ? `${tunables}:glibc.malloc.hugetlb=1` : "glibc.malloc.hugetlb=1" };
 }
