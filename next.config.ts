@@ -5,6 +5,10 @@ const config: NextConfig = {
   // Parallel checkouts/agents can build side by side without clobbering each other.
   distDir: process.env.RLBOARD_DIST_DIR ?? ".next",
   poweredByHeader: false,
+  // gzip answers unless the CLI that started the server said "off" (a loopback address,
+  // where a proxy compresses for remote users: cli/server-process.ts resolveCompress,
+  // docs/deploy.md "Compression"). Read when the server starts, not at build time.
+  compress: process.env.RLBOARD_COMPRESS !== "off",
   // better-sqlite3 is a native addon: keep it out of the bundle (it is on Next's default
   // list already; stated here because the server cannot start without it).
   serverExternalPackages: ["better-sqlite3"],

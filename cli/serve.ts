@@ -2,6 +2,7 @@
  * `npm run serve -- --dump-details DIR | --runs-root DIR [--runs-root DIR…]
  *   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow] [--tensor-lru 2]
  *   [--low-mfu-threshold 0.15] [--use-utilization-overview] [--trust-proxy] [--public-url URL]
+ *   [--compress auto|on|off]
  *   [--run-logs RUN_ID=GLOB…] [--alert-webhook URL…]
  *   [--prometheus URL [--prometheus-run RUN_ID=SELECTOR…]]`
  * Validates everything before starting, so a typo is one clear line and a non-zero exit.
@@ -12,12 +13,13 @@ import { openDatabase } from "@/lib/server/db";
 import { ensureFirstAdmin } from "@/lib/server/auth/users";
 import { parseSelectorArg } from "@/lib/prometheus/selector";
 import { CliError, fail, parseCli, resolveDataDir } from "./common";
-import { buildIfNeeded, checkPortFree, parsePublicUrl, serverEnvVars, startNextServer } from "./server-process";
+import { buildIfNeeded, checkPortFree, isLoopbackHost, parsePublicUrl, resolveCompress, serverEnvVars, startNextServer } from "./server-process";
 
 const HELP = `usage: npm run serve -- (--dump-details DIR | --runs-root DIR [--runs-root DIR ...])
   [--port 7788] [--host 127.0.0.1] [--data-dir ./data] [--follow]
   [--tensor-lru 2] [--low-mfu-threshold 0.15] [--use-utilization-overview]
   [--trust-proxy] [--public-url https://dash.lab.example]   (behind a reverse proxy: docs/deploy.md)
+  [--compress auto|on|off]   (gzip answers; auto: off on a loopback --host, where the proxy compresses)
   [--run-logs RUN_ID=GLOB ...] [--alert-webhook URL ...]   (run health: docs/api.md 9.5)
   [--prometheus URL [--prometheus-run RUN_ID=SELECTOR ...]]   (engine series from Prometheus: docs/collector.md)`;
 
@@ -104,6 +106,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     "use-utilization-overview": { type: "boolean", default: false },
     "trust-proxy": { type: "boolean", default: false },
     "public-url": { type: "string" },
+    compress: { type: "string" },
     "run-logs": { type: "string", multiple: true },
     "alert-webhook": { type: "string", multiple: true },
     prometheus: { type: "string" },
@@ -129,6 +132,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const rawPublicUrl = values["public-url"] ?? process.env.AUTH_URL;
     const publicUrl = rawPublicUrl ? parsePublicUrl(rawPublicUrl, values["public-url"] ? "--public-url" : "AUTH_URL") : undefined;
     const trustProxy = values["trust-proxy"] || /^(1|true|yes|on)$/i.test(process.env.RLBOARD_TRUST_PROXY ?? "");
+    const compress = resolveCompress(values.compress ?? process.env.RLBOARD_COMPRESS, host, values.compress !== undefined ? "--compress" : "RLBOARD_COMPRESS");
     const healthEnv = healthEnvVars(values["run-logs"] ?? [], values["alert-webhook"] ?? []);
     const promEnv = prometheusEnvVars(values.prometheus, values["prometheus-run"] ?? []);
     const dataDir = resolveDataDir(values["data-dir"]);
@@ -157,6 +161,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       env: {
         ...healthEnv,
         ...promEnv,
+        RLBOARD_COMPRESS: compress,
         ...serverEnvVars({
           dataDir,
           dumpDetails,
@@ -185,7 +190,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
           `${trustProxy ? "; trusting X-Forwarded-* from the proxy in front" : ""}\n`,
       );
     }
-    if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
+    if (!isLoopbackHost(host)) {
       process.stdout.write(`rlboard: listening on ${host}: reachable from other machines — put TLS in front (see README)\n`);
     }
     const shutdown = () => void server.stop().then(() => process.exit(0));

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { CliError } from "./common";
-import { parsePublicUrl, serverEnvVars, serverProcessEnv } from "./server-process";
+import { isLoopbackHost, parsePublicUrl, resolveCompress, serverEnvVars, serverProcessEnv } from "./server-process";
 
 describe("--public-url", () => {
   it("accepts an http(s) origin, with or without the trailing slash", () => {
@@ -68,5 +68,31 @@ describe("serverProcessEnv", () => {
     expect(serverProcessEnv({}, { GLIBC_TUNABLES: "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2" }).GLIBC_TUNABLES).toBe(
       "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2",
     );
+  });
+});
+
+describe("--compress", () => {
+  it.each(["127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "::1", "[::1]"])("auto leaves compression to the proxy on loopback %s", (host) => {
+    expect(isLoopbackHost(host)).toBe(true);
+    expect(resolveCompress(undefined, host)).toBe("off");
+    expect(resolveCompress("auto", host)).toBe("off");
+    expect(resolveCompress(" Auto ", host)).toBe("off");
+  });
+
+  it.each(["0.0.0.0", "::", "10.1.0.7", "dash.lab.example", "128.0.0.1", "127.0.0.1.example"])("auto gzips on %s, where browsers may connect directly", (host) => {
+    expect(isLoopbackHost(host)).toBe(false);
+    expect(resolveCompress(undefined, host)).toBe("on");
+    expect(resolveCompress("", host)).toBe("on");
+  });
+
+  it("on and off override the address", () => {
+    expect(resolveCompress("on", "127.0.0.1")).toBe("on");
+    expect(resolveCompress("OFF", "0.0.0.0")).toBe("off");
+  });
+
+  it.each(["yes", "1", "gzip", "fast"])("refuses %s, naming the setting it came from", (bad) => {
+    expect(() => resolveCompress(bad, "127.0.0.1")).toThrow(CliError);
+    expect(() => resolveCompress(bad, "127.0.0.1", "--compress")).toThrow(`--compress must be auto, on or off, got '${bad}'`);
+    expect(() => resolveCompress(bad, "127.0.0.1")).toThrow("RLBOARD_COMPRESS must be");
   });
 });

@@ -116,6 +116,31 @@ export function serverProcessEnv<E extends Record<string, string | undefined>>(b
   return { ...base, ...env, GLIBC_TUNABLES: hugetlb ? tunables : tunables ? `${tunables}:glibc.malloc.hugetlb=1` : "glibc.malloc.hugetlb=1" };
 }
 
+/** `--compress` / RLBOARD_COMPRESS: gzip the server's answers, or leave that to a proxy. */
+export const COMPRESS_SETTINGS = ["auto", "on", "off"] as const;
+
+/** An address only this machine can reach: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(?:\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Whether a server bound to `host` compresses its answers (docs/deploy.md "Compression").
+ * `auto` (the default): not on a loopback address. Its clients there are a proxy on the
+ * same machine — which compresses for the remote users, at a level it is told — or a
+ * browser on it, and Next's gzip (zlib level 6, per answer, never kept) would cost the
+ * server more CPU than the rest of a request: a 26 KB token window 2.1–2.6 ms of CPU
+ * uncompressed, 4.5–5.5 ms gzipped (docs/bench.md "2026-12-06 d"). On any other address
+ * remote browsers may connect directly, so answers are gzipped.
+ */
+export function resolveCompress(setting: string | undefined, host: string, flag = "RLBOARD_COMPRESS"): "on" | "off" {
+  const s = (setting ?? "auto").trim().toLowerCase() || "auto";
+  if (!(COMPRESS_SETTINGS as readonly string[]).includes(s)) throw new CliError(`${flag} must be auto, on or off, got '${setting}'`);
+  if (s === "auto") return isLoopbackHost(host) ? "off" : "on";
+  return s as "on" | "off";
+}
+
 export interface RunningServer {
   child: ChildProcess;
   url: string;
@@ -132,7 +157,10 @@ export async function startNextServer(opts: {
   const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(opts.port), "-H", opts.host], {
     cwd: APP_ROOT,
     stdio: ["ignore", opts.quiet ? "ignore" : "inherit", "inherit"],
-    env: serverProcessEnv(process.env, opts.env),
+    env: serverProcessEnv(process.env, {
+      ...opts.env,
+      RLBOARD_COMPRESS: resolveCompress(opts.env.RLBOARD_COMPRESS ?? process.env.RLBOARD_COMPRESS, opts.host),
+    }),
   });
   const url = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const stop = () =>

@@ -180,8 +180,9 @@ function isFlat(x: unknown): boolean {
  * `jsonResponse` for heavy answers: serialised in slices (`jsonSafeStringifyAsync`).
  *
  * An answer of NO_TRANSFORM_MIN_CHARS or more is marked `Cache-Control: no-transform`, which
- * Next's response compression honours: gzip at zlib's default level (the only one Next
- * offers; it drops a Content-Encoding a route sets itself, so a cheaper level cannot be
+ * Next's response compression honours where it is on (`--compress`; off by default on a
+ * loopback address, docs/deploy.md "Compression"): gzip at zlib's default level (the only
+ * one Next offers; it drops a Content-Encoding a route sets itself, so a cheaper level cannot be
  * applied here) cost 100–270 ms for a 3.5 MB 32-lane GPU window on top of a 30–80 ms
  * answer (#20) — more than sending the text takes on any link of 100 Mbit/s or faster.
  * The dashboard's own GPU lanes come as binary frames, which Next never compresses.
