@@ -25,8 +25,8 @@ const noHttpInDataLayers = {
 const noZodInClient = [
   { group: ["zod"], message: "zod stays on the server: validate in the route, type the answer with `import type`.", allowTypeImports: true },
   {
-    group: ["@/lib/contracts/*", "!@/lib/contracts/limits", "!@/lib/contracts/lanes", "!@/lib/contracts/errors", "!@/lib/contracts/binary", "!@/lib/contracts/metrics-frame", "!@/lib/contracts/run-inputs"],
-    message: "This contract module defines zod schemas: import its types with `import type`, or move the constant the browser needs into a zod-free module (limits, lanes, errors, binary, metrics-frame, run-inputs).",
+    group: ["@/lib/contracts/*", "!@/lib/contracts/limits", "!@/lib/contracts/lanes", "!@/lib/contracts/errors", "!@/lib/contracts/binary", "!@/lib/contracts/metrics-frame", "!@/lib/contracts/run-inputs", "!@/lib/contracts/timeline-view"],
+    message: "This contract module defines zod schemas: import its types with `import type`, or move the constant the browser needs into a zod-free module (limits, lanes, errors, binary, metrics-frame, run-inputs, timeline-view).",
     allowTypeImports: true,
   },
 ];

@@ -154,7 +154,9 @@ export async function startNextServer(opts: {
   quiet?: boolean;
   timeoutMs?: number;
 }): Promise<RunningServer> {
-  const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(opts.port), "-H", opts.host], {
+  // --expose-gc: the warm-up collects its own garbage before the first request is let in
+  // (lib/server/warmup.ts collectWarmupGarbage); nothing else calls gc().
+  const child = spawn(process.execPath, ["--expose-gc", NEXT_BIN, "start", "-p", String(opts.port), "-H", opts.host], {
     cwd: APP_ROOT,
     stdio: ["ignore", opts.quiet ? "ignore" : "inherit", "inherit"],
     env: serverProcessEnv(process.env, {

@@ -8,13 +8,9 @@
 import { decodeRange, encodeRange, readableQuery } from "@/lib/charts/core/url";
 import { isCarpetMetric, type CarpetMetric } from "@/lib/charts/prepare-carpet";
 import type { Viewport } from "@/lib/charts/timeline-viewport";
+import { TIMELINE_OVERLAYS } from "@/lib/contracts/timeline-view";
 
-export const OVERLAYS = [
-  { id: "num_running_reqs", metric: "sglang_num_running_reqs" },
-  { id: "gen_throughput", metric: "sglang_gen_throughput" },
-  { id: "token_usage", metric: "sglang_token_usage" },
-  { id: "cache_hit_rate", metric: "sglang_cache_hit_rate" },
-] as const;
+export const OVERLAYS = TIMELINE_OVERLAYS;
 export type OverlayId = (typeof OVERLAYS)[number]["id"];
 
 export function overlayMetric(id: OverlayId | null): string | null {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { warmRouteModules } from "@/lib/server/warmup";
+import { collectWarmupGarbage, warmRouteModules } from "@/lib/server/warmup";
 
 const made: string[] = [];
 afterEach(() => {
@@ -66,5 +66,29 @@ describe("warmRouteModules", () => {
     process.env.RLBOARD_DIST_DIR = dist;
     expect(await warmRouteModules(performance.now() - 1)).toBe(0);
     expect(fs.existsSync(log)).toBe(false);
+  });
+});
+
+describe("collectWarmupGarbage", () => {
+  const g = globalThis as { gc?: unknown };
+  const had = Object.prototype.hasOwnProperty.call(g, "gc");
+  const saved = g.gc;
+  afterEach(() => {
+    if (had) g.gc = saved;
+    else delete g.gc;
+  });
+
+  it("runs a full collection where the server was started with --expose-gc", () => {
+    let calls = 0;
+    g.gc = () => void calls++;
+    collectWarmupGarbage();
+    expect(calls).toBe(1);
+  });
+
+  it("is a no-op without it", () => {
+    delete g.gc;
+    expect(() => collectWarmupGarbage()).not.toThrow();
+    g.gc = "not a function";
+    expect(() => collectWarmupGarbage()).not.toThrow();
   });
 });

@@ -14,7 +14,9 @@
  *     (telemetry store, dump reader; globalThis, lib/server/runs/context.ts) with the run
  *     header answered once (`/api/meta`'s computation and topology), which fills the
  *     stores' own caches of partition lists, time range and catalogs (unless that means
- *     reading the run's engine partitions at length: WARMUP_SCAN_MAX_BYTES), and the newest
+ *     reading the run's engine partitions at length: WARMUP_SCAN_MAX_BYTES), the blocks of
+ *     the timeline's first screen where the data dir's cache has them (lib/timeline/warm.ts:
+ *     the newest 4 h of GPU samples and phases, the default overlay's engine series), the newest
  *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`)
  *     and the newest of those steps' trajectory lanes (what a step view asks with them).
  *
@@ -55,13 +57,27 @@ const g = globalThis as unknown as { __rlboardWarmup?: Promise<void> };
  */
 export function warmUp(): Promise<void> {
   g.__rlboardWarmup ??= (async () => {
-    const deadline = performance.now() + WARMUP_BUDGET_MS;
+    const start = performance.now();
+    const deadline = start + WARMUP_BUDGET_MS;
     await warmRouteModules(deadline);
     await warmRuns(deadline);
+    if (performance.now() - start < WARMUP_AWAIT_MS) collectWarmupGarbage();
   })().catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, WARMUP_AWAIT_MS)));
   return Promise.race([g.__rlboardWarmup, cap]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A full garbage collection while requests are still held (the hook has not returned): the
+ * warm-up allocates tens of MB (modules, blocks, answers), and V8 otherwise finished that
+ * marking in the first request — `/api/meta` paid ~35 ms of a Mark-Compact started by the
+ * warm-up (`--trace-gc`; docs/bench.md "2026-12-06 d"). Only where the server runs with
+ * `--expose-gc` (`startNextServer` adds it); elsewhere a no-op.
+ */
+export function collectWarmupGarbage(): void {
+  const gc = (globalThis as { gc?: unknown }).gc;
+  if (typeof gc === "function") (gc as () => void)();
 }
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -144,14 +160,21 @@ export function runsToWarm(registry: Pick<RunRegistry, "find" | "list">, recent:
  * its engine names mean reading more than `scanMaxBytes`). Returns the runs opened.
  */
 export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS, scanMaxBytes = WARMUP_SCAN_MAX_BYTES): Promise<number> {
-  const [{ getDb }, { getRegistry, getRunOrThrow }, { recentlyOpenedRuns }, { engineNamesAtHand, getMeta, getTopology }, { getRolloutTrajectories, storeTimeline }] =
-    await Promise.all([
-      import("@/lib/server/db"),
-      import("@/lib/server/runs/context"),
-      import("@/lib/server/runs/recent"),
-      import("@/lib/timeline/api"),
-      import("@/lib/rollout"),
-    ]);
+  const [
+    { getDb },
+    { getRegistry, getRunOrThrow },
+    { recentlyOpenedRuns },
+    { engineNamesAtHand, getMeta, getTopology },
+    { warmTimelineWindow },
+    { getRolloutTrajectories, storeTimeline },
+  ] = await Promise.all([
+    import("@/lib/server/db"),
+    import("@/lib/server/runs/context"),
+    import("@/lib/server/runs/recent"),
+    import("@/lib/timeline/api"),
+    import("@/lib/timeline/warm"),
+    import("@/lib/rollout"),
+  ]);
   const runs = runsToWarm(getRegistry(), recentlyOpenedRuns(getDb()));
   let n = 0;
   for (const run of runs) {
@@ -160,6 +183,9 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS, 
       const ctx = await getRunOrThrow(run.id);
       const header = (await engineNamesAtHand(ctx.store, scanMaxBytes)) ? getMeta(ctx) : null;
       await Promise.all([header, getTopology(ctx.store)]);
+      // The timeline's first screen (newest 4 h: GPU lanes, phases, default overlay), from
+      // the data dir's cache only — never parsed here.
+      if (performance.now() < deadline) await warmTimelineWindow(ctx.store);
       // The newest steps' summaries, where the data dir's cache has them: what a step view
       // and its trajectories ask first. Never built here (a 2048-sample step's join takes
       // seconds, and would compete with the first requests of a fresh data dir).

@@ -11,6 +11,7 @@ import { getRunOrThrow } from "@/lib/server/runs/context";
 import { NOTE_EVERY_MS, noteRunOpened, RECENT_KEEP, recentlyOpenedRuns } from "@/lib/server/runs/recent";
 import type { ScannedRun } from "@/lib/server/runs/scan";
 import { runsToWarm, warmRuns } from "@/lib/server/warmup";
+import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { copyRunWithOldMtimes } from "@/lib/store/telemetry/testing";
 import { callRoute, setupTestServer } from "@/lib/testing/api";
 import { MILES_DEMO_RUN } from "@/lib/testing/fixtures";
@@ -118,6 +119,28 @@ describe("warmRuns", () => {
     expect(await trajectoryBytesRead()).toBe(fs.statSync(path.join(ctx.store.dir, "trajectories", "19700112_13.jsonl")).size);
     // warming is not opening: nothing is noted as opened by a person
     expect(recentlyOpenedRuns(getDb())).toEqual([]);
+  });
+
+  it("adopts the timeline's newest window from the data dir's cache after a restart, and parses none of it before", async () => {
+    await serverWithRunAlpha();
+    const resident = async (ctx: Awaited<ReturnType<typeof getRunOrThrow>>) => {
+      const count = async (s: { files(): Promise<readonly { block: unknown }[]> }) => (await s.files()).filter((f) => f.block !== null).length;
+      return { gpu: await count(ctx.store.gpuUtil), phases: await count(ctx.store.phases), engine: await count(ctx.store.engine) };
+    };
+    expect(await warmRuns()).toBe(1);
+    const first = await getRunOrThrow("alpha");
+    // an empty data dir: the warm-up parsed no partition of the window (the header's own scan may read engine names)
+    expect((await resident(first)).gpu).toBe(0);
+    expect((await resident(first)).phases).toBe(0);
+    // the first queries parse the hour and the cache keeps it
+    await Promise.all([first.store.gpuUtil.window(null, null), first.store.phases.window(null, null), first.store.engine.window(null, null)]);
+    await flushBinaryCache();
+    // a restart: the process's run contexts are gone, the data dir stays
+    (globalThis as { __rlboardRuns?: Map<string, unknown> }).__rlboardRuns!.delete("alpha");
+    expect(await warmRuns()).toBe(1);
+    const second = await getRunOrThrow("alpha");
+    expect(second).not.toBe(first);
+    expect(await resident(second)).toEqual({ gpu: 1, phases: 1, engine: 1 });
   });
 
   it("answers a run's header only when its engine names are kept or within the scan bound", async () => {

@@ -313,6 +313,38 @@ describe("binary cache of closed partitions", () => {
     expect(await gpuSeries(s2, 90, 300, 4000, null)).toEqual(expected.lanes);
   });
 
+  it("cachedWindow adopts the cached closed partitions of a window and parses nothing", async () => {
+    const H = 3600;
+    const b = run()
+      .gpu(gpuRow(10, 0, 11), gpuRow(H + 10, 0, 12), gpuRow(2 * H + 10, 0, 13), gpuRow(3 * H + 10, 0, 14));
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const store = (follow: boolean) => openMetricStore(b.runDir, { follow, cacheDir, statIntervalMs: 0 });
+    // A followed run: the three older hours are closed, cached when read; the newest is open.
+    await store(true).gpuUtil.window(null, null);
+    await flushBinaryCache();
+    fs.rmSync(path.join(cacheDir, "gpu_util", `${partitionKey(2 * H + 10)}.bin`));
+    const cacheFiles = () => fs.readdirSync(path.join(cacheDir, "gpu_util")).sort();
+    const before = cacheFiles();
+    expect(before).toEqual([`${partitionKey(10)}.bin`, `${partitionKey(H + 10)}.bin`]);
+
+    const s = store(true);
+    const blocks = await s.gpuUtil.cachedWindow(null, null);
+    // hour 0 and hour 1 from the cache; hour 2 has no entry and hour 3 is open: neither is parsed
+    expect(blocks.map((x) => x.util.get(0))).toEqual([11, 12]);
+    expect((await s.gpuUtil.cachedWindow(H + 5, null)).map((x) => x.util.get(0))).toEqual([12]);
+    expect(await s.gpuUtil.cachedWindow(null, 5 - H)).toEqual([]);
+    await flushBinaryCache();
+    expect(cacheFiles()).toEqual(before); // nothing was parsed, so nothing new was cached
+    // The adopted blocks are the ones queries then read; the rest is parsed by the query.
+    const all = await s.gpuUtil.window(null, null);
+    expect(all[0]).toBe(blocks[0]);
+    expect(all[1]).toBe(blocks[1]);
+    expect((await gpuRows(s)).map((r) => r[1])).toEqual([11, 12, 13, 14]);
+    // A store without a cache dir has nothing to adopt.
+    expect(await open(b).gpuUtil.cachedWindow(null, null)).toEqual([]);
+  });
+
   it("keeps a result across restarts for the same file stamps only, NaN and infinities included", async () => {
     const b = run().gpu(gpuRow(10));
     const cacheDir = makeTmpDir("rlboard-cache-");

@@ -145,12 +145,33 @@ export class PartitionedStream<B> {
     return last && last.key !== "legacy" ? last.key : null;
   }
 
+  /** A partition that no longer grows: older than the newest hour, or any hour when all are closed. */
+  private isClosed(f: TailFile<B>, newest: string | null): boolean {
+    return f.key !== "legacy" && newest !== null && (this.opts.allClosed === true || f.key < newest);
+  }
+
+  /**
+   * The blocks of the closed partitions overlapping `[t0, t1]` that are resident or in the
+   * data dir's binary cache, adopted from it — nothing is parsed: a partition without a
+   * valid cache entry, the open newest one and the legacy file are left out (and left to
+   * the first query that reads them). For the server's warm-up (lib/timeline/warm.ts).
+   */
+  async cachedWindow(t0: number | null, t1: number | null): Promise<B[]> {
+    const load = this.opts.beforeRead;
+    if (!load) return [];
+    const files = await this.windowFiles(t0, t1); // refreshes the file list the newest key comes from
+    const newest = this.newestKey();
+    const closed = files.filter((f) => this.isClosed(f, newest));
+    for (const f of closed) if (!f.block) await load(f);
+    return this.read(closed.filter((f) => f.block !== null));
+  }
+
   /** Parsed blocks of `files`, caught up to their current size, in the given order. */
   async read(files: readonly TailFile<B>[]): Promise<B[]> {
     const newest = this.newestKey();
     return Promise.all(
       files.map(async (f) => {
-        const closed = f.key !== "legacy" && newest !== null && (this.opts.allClosed === true || f.key < newest);
+        const closed = this.isClosed(f, newest);
         if (closed && !f.block && this.opts.beforeRead) await this.opts.beforeRead(f);
         const wasEmpty = f.offset === 0;
         const block = await f.read();
