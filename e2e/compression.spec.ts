@@ -8,11 +8,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { expect, test } from "@playwright/test";
+import { freePort } from "@/lib/testing/net";
 import { E2E } from "./env";
 
 test.use({ storageState: { cookies: [], origins: [] } });
@@ -59,17 +59,6 @@ test("a server on a loopback address sends answers uncompressed to a client that
   expect(runs.body.length).toBeGreaterThan(1024);
   expect((JSON.parse(runs.body.toString("utf8")) as { runs: unknown[] }).runs.length).toBeGreaterThan(0);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const SERVE = ["--import", "tsx", path.join("cli", "serve.ts")];
 

@@ -162,7 +162,7 @@ export class PartitionedStream<B> {
     const files = await this.windowFiles(t0, t1); // refreshes the file list the newest key comes from
     const newest = this.newestKey();
     const closed = files.filter((f) => this.isClosed(f, newest));
-    for (const f of closed) if (!f.block) await load(f);
+    await Promise.all(closed.filter((f) => !f.block).map((f) => load(f)));
     return this.read(closed.filter((f) => f.block !== null));
   }
 
