@@ -83,7 +83,11 @@ export function collectWarmupGarbage(): void {
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface RouteEntry {
-  routeModule?: { ensureUserland?: () => Promise<void> };
+  routeModule?: {
+    ensureUserland?: () => Promise<void>;
+    loadManifests?: (srcPage: string, projectDir: string) => unknown;
+    relativeProjectDir?: string;
+  };
 }
 
 /** The build's output folder: next.config.ts's distDir (RLBOARD_DIST_DIR or `.next`) under the app root. */
@@ -113,14 +117,15 @@ export async function warmRouteModules(deadline = performance.now() + WARMUP_BUD
     .filter(([page, file]) => page.startsWith("/api/") && page.endsWith("/route") && !COLD_ROUTES.test(page) && /^app\/[^\0]+\.js$/.test(file))
     .sort(([a], [b]) => rank(a, first) - rank(b, first) || a.localeCompare(b));
   let n = 0;
-  for (const [, file] of routes) {
+  for (const [page, file] of routes) {
     if (performance.now() > deadline) break;
     try {
       const entry = req(path.join(/* turbopackIgnore: true */ server, file)) as RouteEntry;
-      const ensure = entry.routeModule?.ensureUserland;
-      if (typeof ensure === "function") {
-        await ensure.call(entry.routeModule);
+      const mod = entry.routeModule;
+      if (typeof mod?.ensureUserland === "function") {
+        await mod.ensureUserland();
         n++;
+        loadRouteManifests(mod, page);
       }
     } catch {
       /* this route loads on its first request instead */
@@ -128,6 +133,23 @@ export async function warmRouteModules(deadline = performance.now() + WARMUP_BUD
     await yieldToIo();
   }
   return n;
+}
+
+/**
+ * The manifests a route's first request reads (Next's `prepare` → `loadManifests`): the
+ * shared JSON manifests, and the route's own client-reference manifest, which Next
+ * evaluates in a new `vm` context — 1–4 ms per route on this machine, paid by the first
+ * request of every route (#20). Next caches them by path, so loading them here with the
+ * project dir Next computes (cwd + the route's relativeProjectDir) spares that request.
+ * A Next without this method, or a different signature, only makes this a no-op.
+ */
+function loadRouteManifests(mod: NonNullable<RouteEntry["routeModule"]>, page: string): void {
+  if (typeof mod.loadManifests !== "function") return;
+  try {
+    mod.loadManifests(page, path.join(/* turbopackIgnore: true */ process.cwd(), mod.relativeProjectDir ?? ""));
+  } catch {
+    /* the route's first request loads them */
+  }
 }
 
 /**
