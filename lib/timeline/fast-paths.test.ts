@@ -358,7 +358,21 @@ describe("lowest_util outliers", () => {
         [T0 + 10 + 7 * 300 + 0.5, T0 + 10 + 7 * 500],
         [T0 + 2.5 * H, null],
         [T0 + 4 * H, T0 + 5 * H],
+        // most of hour 2 (its kept totals less the rows after t1), then again from the kept totals
+        [T0 + 1.5 * H, T0 + 2.9 * H],
+        [T0 + 1.5 * H, T0 + 2.9 * H],
       ] as [number | null, number | null][])
         expect(await outliers(store, "lowest_util", t0, t1, 100), `${t0} ${t1}`).toEqual(oracle(t0, t1));
+    // a followed run's open hour grows after its totals were kept: they are taken again
+    const live = openMetricStore(b.runDir, { follow: true, statIntervalMs: 0 });
+    const before = await outliers(live, "lowest_util", T0 + 2 * H, null, 100);
+    expect(before).toEqual(oracle(T0 + 2 * H, null));
+    const more: GpuRow[] = [];
+    for (let t = T0 + 3 * H - 5; t < T0 + 3 * H; t++) more.push({ ts: t, node: "10.0.0.1", gpu: 0, util: 0, mem_mb: 1, power_w: 2 });
+    b.gpu(...more);
+    rows.push(...more);
+    const after = await outliers(live, "lowest_util", T0 + 2 * H, null, 100);
+    expect(after).toEqual(oracle(T0 + 2 * H, null));
+    expect(after).not.toEqual(before);
   });
 });

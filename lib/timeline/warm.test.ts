@@ -12,6 +12,7 @@ import { makeTmpDir, phase, RunBuilder } from "@/lib/store/telemetry/testing";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { engineSeries } from "@/lib/timeline/engine";
 import { fleet, heatmap } from "@/lib/timeline/heatmap";
+import { outliers } from "@/lib/timeline/outliers";
 import { warmTimelineWindow } from "@/lib/timeline/warm";
 
 const dirs: string[] = [];
@@ -56,6 +57,7 @@ async function firstScreen(store: ReturnType<typeof open>) {
     util: await heatmap(store, "util", t0, t1, 240, null),
     phase: await heatmap(store, "phase", t0, t1, 240, null),
     fleet: await fleet(store, t0, t1, 240),
+    outliers: await outliers(store, "lowest_util", t0, t1, 10),
   };
 }
 
@@ -76,6 +78,10 @@ describe("warmTimelineWindow", () => {
     for (const blk of warmed) expect([...blk.derived.keys()]).toContain(`parts:${metricId}:false`);
     const other = store.dicts.metrics.lookup("sglang_token_usage")!;
     for (const blk of warmed) expect([...blk.derived.keys()]).not.toContain(`parts:${other}:false`);
+    // the GPU blocks' per-lane util totals are kept (the outliers proposal reads them)
+    const gpu = await store.gpuUtil.cachedWindow(T0 + H, null);
+    expect(gpu.map((blk) => blk.hasUtilTotals())).toEqual([true, true, true, true, true]);
+    expect((await open(b, cacheDir).gpuUtil.cachedWindow(T0 + H, null)).some((blk) => blk.hasUtilTotals())).toBe(false);
 
     const expected = await firstScreen(open(b));
     expect(expected.engine.length).toBe(2);

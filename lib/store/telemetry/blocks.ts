@@ -9,7 +9,7 @@
  * a row costs ~10 bytes; the other streams keep plain records.
  */
 import { ENGINE_INFO_FIELDS, RECORD_FIELDS } from "@/lib/store/format";
-import { Col, fitted, grown, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
+import { CHUNK, Col, fitted, grown, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
 import type { Part } from "@/lib/store/telemetry/engine-parts";
 import {
   OPEN_T1,
@@ -183,6 +183,13 @@ export interface GpuMagnitudeSource {
   reparse(): Promise<GpuBlock>;
 }
 
+/** `GpuBlock.utilTotals()`: per lane id, Σ util and rows, over the block's first `rows` rows. */
+export interface UtilTotals {
+  rows: number;
+  sum: Float64Array;
+  count: Float64Array;
+}
+
 export class GpuBlock extends TickColumns {
   readonly lane = new Col(Uint16Array);
   readonly util = new Col(Uint8Array);
@@ -191,6 +198,39 @@ export class GpuBlock extends TickColumns {
   readonly lanes = new Set<number>();
   private magnitudes: GpuMagnitudeSource | null = null;
   private magnitudesLoading: Promise<void> | null = null;
+  private utilTotalsKept: UtilTotals | null = null;
+
+  /** Whether `utilTotals()` is kept for every row the block holds now. */
+  hasUtilTotals(): boolean {
+    return this.utilTotalsKept?.rows === this.rows;
+  }
+
+  /**
+   * Σ util and the row count per lane id (arrays indexed by lane id, up to the block's
+   * highest) over all the block's rows; kept, and recomputed once rows were appended.
+   * util is an integer column, so these sums are exact and any grouping of them adds up to
+   * the same number a row-by-row sum gives (the outliers query relies on it).
+   */
+  utilTotals(): UtilTotals {
+    const kept = this.utilTotalsKept;
+    if (kept && kept.rows === this.rows) return kept;
+    let size = 0;
+    for (const l of this.lanes) if (l + 1 > size) size = l + 1;
+    const sum = new Float64Array(size);
+    const count = new Float64Array(size);
+    const { lane, util } = this;
+    for (let c = 0; c < lane.chunks.length; c++) {
+      const ln = lane.chunks[c]!;
+      const ut = util.chunks[c]!;
+      const n = Math.min(ln.length, this.rows - c * CHUNK);
+      for (let o = 0; o < n; o++) {
+        const id = ln[o]!;
+        sum[id] = sum[id]! + ut[o]!;
+        count[id] = count[id]! + 1;
+      }
+    }
+    return (this.utilTotalsKept = { rows: this.rows, sum, count });
+  }
 
   /** Make mem and power resident (a no-op unless the block came from the binary cache). */
   ensureMagnitudes(): Promise<void> {

@@ -75,11 +75,41 @@ describe("forEachRowRun", () => {
         [T0 + H - 1, null],
         [null, T0 - 1], // before every row
         [T0 + 10, T0 + 9], // empty
+        [T0 + H, T0 + 2 * H - 1], // all of hour 1 (ticks out of order): the whole block
+        [T0 + H + 1, T0 + 2 * H - 1], // hour 1 less its first tick
       ] as [number | null, number | null][]) {
         const want = visits(blocks, t0, t1, true);
         expect(visits(blocks, t0, t1, false), `${t0} ${t1}`).toEqual(want);
       }
     // the windows above are not vacuous
     expect(visits(parsed, T0 + 2730.5, T0 + H + 2100, true).length / 2).toBe((H - 2731 + 2101) * LANES);
+  });
+
+  it("visits a block of interleaved ticks in one call per run and column chunk, not per tick", async () => {
+    // two nodes whose samplers tick 0.4 s apart, their lines interleaved: ticks go back and forth
+    const b = new RunBuilder();
+    dirs.push(b.runDir);
+    const lines: string[] = [];
+    for (let i = 0; i < H; i++)
+      for (const [node, dt] of [["10.0.0.1", 0.5], ["10.0.0.2", 0.1]] as const)
+        for (let gpu = 0; gpu < 8; gpu++) lines.push(pyJsonLine({ ts: T0 + i + dt, node, gpu, util: (i + gpu) % 101, mem_mb: 1, power_w: 2 }));
+    b.raw(`gpu_util/${hourKey(T0)}.jsonl`, `${lines.join("\n")}\n`);
+    const blocks = await openMetricStore(b.runDir, { follow: false, statIntervalMs: 0 }).gpuUtil.window(null, null);
+    expect(blocks.map((x) => [x.rows, x.groups, x.sorted])).toEqual([[H * 16, H * 2, false]]);
+    const calls = (t0: number | null, t1: number | null) => {
+      let n = 0;
+      forEachRowRun(blocks, t0, t1, () => n++);
+      return n;
+    };
+    for (const [t0, t1, most] of [
+      [null, null, 1], // the whole block
+      [T0 + 0.3, T0 + H, 2], // all but node 2's first tick, the block's second: two runs
+      [T0 + 1.05, T0 + 100.05, 1], // both nodes' ticks 1–99: one run
+      [T0 + 100.2, T0 + 100.4], // no row
+    ] as [number | null, number | null, number?][]) {
+      expect(visits(blocks, t0, t1, false), `${t0} ${t1}`).toEqual(visits(blocks, t0, t1, true));
+      expect(calls(t0, t1), `${t0} ${t1}`).toBe(most ?? (visits(blocks, t0, t1, true).length ? 1 : 0));
+    }
+    expect(visits(blocks, T0 + 1.05, T0 + 100.05, false).length / 2).toBe(2 * 99 * 8);
   });
 });
