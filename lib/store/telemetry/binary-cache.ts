@@ -573,7 +573,7 @@ function phasesTo(base: Omit<Header, "sections" | "meta">, b: PhaseBlock): Buffe
 
 function phasesFrom(strings: Interner, h: Header, a: TypedArray[]): PhaseBlock | null {
   const [t0, t1, rank, name, node, role, gpuOff, gpus, open, unmatched] = a;
-  if (!t0 || !t1 || !rank || !name || !node || !role || !gpuOff || !gpus || !open || !unmatched) return null;
+  if (!t0 || !t1 || !rank || !name || !node || !role || !gpuOff || !gpus || !(open instanceof Uint32Array) || !unmatched) return null;
   const meta = h.meta as { strings: string[]; minT: number | null; maxT: number | null };
   const ids = Uint32Array.from(meta.strings, (s) => strings.id(s));
   const identity = ids.every((id, i) => id === i);
@@ -596,6 +596,6 @@ function phasesFrom(strings: Interner, h: Header, a: TypedArray[]): PhaseBlock |
       gpus: gpus as Float64Array,
     },
     // JSON has no Infinity: an empty block's bounds come back as null
-    { minT: meta.minT ?? Infinity, maxT: meta.maxT ?? -Infinity, open: Array.from(open), unmatched: Array.from(unmatched) },
+    { minT: meta.minT ?? Infinity, maxT: meta.maxT ?? -Infinity, open, unmatched: Array.from(unmatched) },
   );
 }

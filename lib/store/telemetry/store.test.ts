@@ -401,7 +401,7 @@ describe("binary cache of closed partitions", () => {
     expect(m.value.get(0)).toBe(1.5);
     const [ph] = await second.phases.window(null, 100);
     expect(ph!.rows).toEqual([phase("actor_train", 5, 10), phase("train_wait", 10, -1)]);
-    expect(ph!.open).toEqual([1]);
+    expect(ph!.open).toEqual(Uint32Array.of(1)); // the cache's own column, not a copy
 
     // A stale entry (size changed) is ignored.
     b.gpu(gpuRow(11, 0, 7));
@@ -453,7 +453,7 @@ describe("binary cache of closed partitions", () => {
     const second = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
     const [ph] = await second.phases.window(3600, null);
     expect(ph!.rows).toEqual(hour2);
-    expect(ph!.open).toEqual([1]);
+    expect(ph!.open).toEqual(Uint32Array.of(1));
     expect(ph!.localUnmatched()).toEqual([1]);
   });
 });
