@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { jsonSafeStringify, jsonSafeStringifyAsync, keptAnswerResponse, NO_TRANSFORM_MIN_CHARS } from "@/lib/api/json";
+import { describe, expect, it, vi } from "vitest";
+import { jsonSafeStringify, jsonSafeStringifyAsync, keepAnswerText, keptAnswerResponse, NO_TRANSFORM_MIN_CHARS } from "@/lib/api/json";
 
 describe("jsonSafeStringify", () => {
   it("maps NaN and ±Infinity to null everywhere, including inside typed arrays", () => {
@@ -125,6 +125,19 @@ describe("keptAnswerResponse: the text of a frozen answer is written once", () =
     expect(t1).toBe(jsonSafeStringify(a));
     expect((JSON.parse(t1) as { rows: unknown[] }).rows[5]).toEqual({ i: 5, v: 5 / 7, nan: null });
     expect(await (await keptAnswerResponse(a))!.text()).toBe(t1);
+  });
+
+  it("keeps one text per process: another instance of the module (the warm-up's bundle) sends the text written here", async () => {
+    let writes = 0;
+    const a = Object.freeze({ rows: [1, 2], at: { toJSON: () => (writes++, "t") } });
+    await keepAnswerText(a);
+    await keepAnswerText({ not: "frozen" }); // ignored
+    expect(writes).toBe(1);
+    vi.resetModules();
+    const other = await import("@/lib/api/json");
+    expect(other.keptAnswerResponse).not.toBe(keptAnswerResponse);
+    expect(await (await other.keptAnswerResponse(a))!.text()).toBe('{"rows":[1,2],"at":"t"}');
+    expect(writes).toBe(1);
   });
 
   it("sends a long answer marked no-transform, as jsonResponseSliced does", async () => {

@@ -265,7 +265,20 @@ export const NO_TRANSFORM_MIN_CHARS = 1 << 20;
  * warm row). (Its gzip, ~4 ms, cannot be kept the same way: Next drops the
  * Content-Encoding header of a route's response, so the bytes would arrive undecoded.)
  */
-const keptText = new WeakMap<object, Promise<string[]>>();
+const g = globalThis as unknown as { __rlboardKeptText?: WeakMap<object, Promise<string[]>> };
+/**
+ * One table per process, not per module instance: Next bundles lib/ once for the routes and
+ * once for the instrumentation hook, and the warm-up (lib/server/warmup.ts) writes the text
+ * of the answers it loads — a first request that wrote it again spent 5–10 ms on a step's
+ * trajectories (#20).
+ */
+const keptText = (g.__rlboardKeptText ??= new WeakMap<object, Promise<string[]>>());
+
+function keptPieces(value: object): Promise<string[]> {
+  let text = keptText.get(value);
+  if (!text) keptText.set(value, (text = jsonPiecesAsync(value)));
+  return text;
+}
 
 /**
  * The response of a frozen answer (null for any other value): its kept text, sent as
@@ -273,7 +286,10 @@ const keptText = new WeakMap<object, Promise<string[]>>();
  */
 export async function keptAnswerResponse(value: unknown): Promise<Response | null> {
   if (typeof value !== "object" || value === null || !Object.isFrozen(value)) return null;
-  let text = keptText.get(value);
-  if (!text) keptText.set(value, (text = jsonPiecesAsync(value)));
-  return piecesResponse(await text);
+  return piecesResponse(await keptPieces(value));
+}
+
+/** Write a frozen answer's kept text ahead of its first request (the warm-up); other values are ignored. */
+export async function keepAnswerText(value: unknown): Promise<void> {
+  if (typeof value === "object" && value !== null && Object.isFrozen(value)) await keptPieces(value);
 }

@@ -34,9 +34,12 @@ export interface RolloutTrajectories {
 /**
  * One frozen answer per lanes array (the memoised lanes of one window and sample set,
  * trajectoryLanes): the same object while the files are unchanged, so the API layer
- * writes its JSON text once (keptAnswerResponse, lib/api/json.ts).
+ * writes its JSON text once (keptAnswerResponse, lib/api/json.ts). One table per process,
+ * like the lanes (kept by the store), not per module instance: the warm-up's bundle of
+ * this module is not the routes' (lib/server/warmup.ts).
  */
-const answers = new WeakMap<readonly TrajectoryLane[], Readonly<RolloutTrajectories>>();
+const g = globalThis as unknown as { __rlboardTrajectoryAnswers?: WeakMap<readonly TrajectoryLane[], Readonly<RolloutTrajectories>> };
+const answers = (g.__rlboardTrajectoryAnswers ??= new WeakMap<readonly TrajectoryLane[], Readonly<RolloutTrajectories>>());
 
 export async function getRolloutTrajectories(
   dumps: DumpReader,

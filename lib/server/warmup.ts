@@ -18,7 +18,8 @@
  *     the timeline's first screen where the data dir's cache has them (lib/timeline/warm.ts:
  *     the newest 4 h of GPU samples and phases, the default overlay's engine series), the newest
  *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`)
- *     and the newest of those steps' trajectory lanes (what a step view asks with them).
+ *     and the newest of those steps' trajectory lanes (what a step view asks with them),
+ *     with the JSON text of that step's two answers (kept per process: lib/api/json.ts).
  *
  * Opt out with RLBOARD_WARMUP=0.
  */
@@ -188,7 +189,8 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS, 
     { recentlyOpenedRuns },
     { engineNamesAtHand, getMeta, getTopology },
     { warmTimelineWindow },
-    { getRolloutTrajectories, storeTimeline },
+    { getRolloutSummary, getRolloutTrajectories, storeTimeline },
+    { keepAnswerText },
   ] = await Promise.all([
     import("@/lib/server/db"),
     import("@/lib/server/runs/context"),
@@ -196,6 +198,7 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS, 
     import("@/lib/timeline/api"),
     import("@/lib/timeline/warm"),
     import("@/lib/rollout"),
+    import("@/lib/api/json"),
   ]);
   const runs = runsToWarm(getRegistry(), recentlyOpenedRuns(getDb()));
   let n = 0;
@@ -214,7 +217,12 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS, 
       const steps = await ctx.dumps.warmFromCache();
       // The step view asks its trajectories with its summary: the newest loaded step's
       // (reads the trajectory events of its anatomy window, as its first request would).
-      if (steps.length > 0 && performance.now() < deadline) await getRolloutTrajectories(ctx.dumps, storeTimeline(ctx.store), steps[0]!);
+      // Both answers are kept frozen; their JSON text is written here too (lib/api/json.ts).
+      if (steps.length > 0 && performance.now() < deadline) {
+        const newest = steps[0]!;
+        await keepAnswerText(await getRolloutSummary(ctx.dumps, newest, false));
+        await keepAnswerText(await getRolloutTrajectories(ctx.dumps, storeTimeline(ctx.store), newest));
+      }
       n++;
     } catch {
       /* a run that cannot be read answers its error to the request that asks for it */
