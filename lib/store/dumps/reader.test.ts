@@ -484,6 +484,13 @@ describe("close() and prewarm()", () => {
     expect((await fs.readdir(cacheDir)).sort()).toEqual(["rollout_1.summary.parquet", "rollout_2.summary.parquet"]);
     await r.close();
     expect(await r.warmFromCache()).toEqual([]);
+    // with room for one summary, the newest is the one left in memory: answered without the
+    // cache (emptied here), so nothing is built and written back
+    const one = openReader(dir, { cacheDir, tensorLru: 1 });
+    expect(await one.warmFromCache()).toEqual([2, 1]);
+    for (const f of await fs.readdir(cacheDir)) await fs.rm(path.join(cacheDir, f));
+    expect(await one.summary(2, false)).toEqual(await openReader(dir).summary(2, false));
+    expect(await fs.readdir(cacheDir)).toEqual([]);
   });
 
   test("prewarm waits for foreground calls and answers them the same", async () => {

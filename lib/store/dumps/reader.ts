@@ -498,7 +498,9 @@ export class DumpReader {
    * The newest PREWARM_STEPS train steps' summaries into memory, from the data dir's cache
    * only: a step whose summary was never built is left to its first request (or `prewarm`),
    * so this costs a cache read per step, never a join of `.pt` files. For the server's
-   * warm-up at start (lib/server/warmup.ts). Returns the steps it loaded, newest first.
+   * warm-up at start (lib/server/warmup.ts). Returns the steps it loaded, newest first;
+   * they are loaded oldest first, so the newest, which the warm-up reads on from, is the
+   * last to leave the summary LRU (`--tensor-lru 1` keeps only it).
    */
   async warmFromCache(): Promise<number[]> {
     if (this.closed || !this.cacheDir) return [];
@@ -509,10 +511,10 @@ export class DumpReader {
       return [];
     }
     const loaded: number[] = [];
-    for (const rolloutId of train.slice(-PREWARM_STEPS).reverse()) {
+    for (const rolloutId of train.slice(-PREWARM_STEPS)) {
       try {
         const key = summaryCacheKey(await this.summarySources(rolloutId, false));
-        if (await this.knownFrame(rolloutStem(rolloutId, false), key)) loaded.push(rolloutId);
+        if (await this.knownFrame(rolloutStem(rolloutId, false), key)) loaded.unshift(rolloutId);
       } catch {
         /* being written, vanished, unreadable: its first request reports it */
       }
