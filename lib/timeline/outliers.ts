@@ -19,7 +19,7 @@ export interface Outlier {
  * the window; any other block is summed row by row. util is an integer, so both ways give
  * exactly the row-by-row sums (the mean is then the reference's to the last digit).
  */
-export function laneUtilSums(blocks: readonly GpuBlock[], t0: number | null, t1: number | null, L: number): { sum: Float64Array; count: Float64Array } {
+function laneUtilSums(blocks: readonly GpuBlock[], t0: number | null, t1: number | null, L: number): { sum: Float64Array; count: Float64Array } {
   const sum = new Float64Array(L);
   const count = new Float64Array(L);
   const lo = t0 ?? -Infinity;
