@@ -566,7 +566,7 @@ function phasesTo(base: Omit<Header, "sections" | "meta">, b: PhaseBlock): Buffe
     role,
     b.gpuOff,
     b.gpus,
-    Uint32Array.from(b.open),
+    b.open,
     Uint32Array.from(b.localUnmatched()),
   ]);
 }

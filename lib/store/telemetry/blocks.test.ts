@@ -76,3 +76,19 @@ describe("PhaseBlock.localUnmatched", () => {
     }
   });
 });
+
+describe("PhaseBlock.open", () => {
+  it("lists every OPEN marker's row, ascending, as the block grows past its first capacities and after trim", () => {
+    const rnd = lcg(7);
+    const evs: Ev[] = [];
+    for (let k = 0; k < 5000; k++) evs.push({ name: "a", t0: k, t1: rnd() < 0.6 ? OPEN_T1 : k + 1, node: "n", rank: k % 8 });
+    const want = evs.flatMap((e, i) => (e.t1 === OPEN_T1 ? [i] : []));
+    const b = block(evs);
+    expect(b.open).toBeInstanceOf(Uint32Array);
+    expect(Array.from(b.open)).toEqual(want);
+    expect(b.byteLength()).toBeGreaterThanOrEqual(4 * want.length);
+    b.trim();
+    expect(Array.from(b.open)).toEqual(want);
+    expect(b.open.length).toBe(want.length);
+  });
+});

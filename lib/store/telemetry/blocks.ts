@@ -583,15 +583,22 @@ export class PhaseBlock {
   minT = Infinity;
   maxT = -Infinity;
   /**
-   * Indices of OPEN markers (t1 == -1), ascending: an array while the block is parsed, the
-   * cache's own Uint32Array once restored (converting it cost 35 ms for an hour of a
-   * 1024-GPU run's 150 k markers — a fleet overview's first request read five such hours).
+   * Indices of OPEN markers (t1 == -1), ascending: `openIdx[0 .. openN)`, grown by doubling
+   * while the block is parsed; the cache's own array once restored (converting it cost 35 ms
+   * for an hour of a 1024-GPU run's 150 k markers — a fleet overview's first request read
+   * five such hours). A plain array's push cost ~150 ns per marker on these machines
+   * (half of a phase hour's rows are markers): the no-cache fleet overview of a 1024-GPU
+   * day's newest 4 h spent seconds in it (#20).
    */
-  open: number[] | Uint32Array = [];
+  private openIdx: Uint32Array = new Uint32Array(0);
+  private openN = 0;
+  get open(): Uint32Array {
+    return this.openN === this.openIdx.length ? this.openIdx : this.openIdx.subarray(0, this.openN);
+  }
   /** Bytes of the columns (for the stream's byte budget). */
   byteLength(): number {
     const cols = [this.t0, this.t1, this.rank, this.name, this.node, this.role, this.gpuOff, this.gpus];
-    let n = 8 * this.open.length;
+    let n = this.openIdx.byteLength;
     for (const c of cols) n += c.byteLength;
     return n;
   }
@@ -648,7 +655,11 @@ export class PhaseBlock {
     this.role[i] = role;
     for (let k = 0; k < ng; k++) this.gpus[g0 + k] = gpus[gpuFrom + k]!;
     this.gpuOff[i + 1] = g0 + ng;
-    if (t1 === OPEN_T1) (this.open as number[]).push(i); // a restored block is never appended to
+    if (t1 === OPEN_T1) {
+      // a restored block is never appended to
+      if (this.openN === this.openIdx.length) this.openIdx = grown(this.openIdx, Math.max(64, this.openN * 2));
+      this.openIdx[this.openN++] = i;
+    }
     else if (t1 > this.maxT) this.maxT = t1;
     if (t0 < this.minT) this.minT = t0;
     if (t0 > this.maxT) this.maxT = t0;
@@ -736,6 +747,7 @@ export class PhaseBlock {
     // Sized by `expect`: up to 1/16 spare room is kept (views, no copy); more is copied away.
     this.eachRowColumn(fitted, n);
     this.gpus = fitted(this.gpus, this.gpuOff[n]!);
+    this.openIdx = fitted(this.openIdx, this.openN);
   }
 
   /** Columns restored from the binary cache (ids already mapped to `strings`). */
@@ -756,7 +768,8 @@ export class PhaseBlock {
     b.n = cols.t0.length;
     b.minT = meta.minT;
     b.maxT = meta.maxT;
-    b.open = meta.open;
+    b.openIdx = meta.open;
+    b.openN = meta.open.length;
     b.unmatchedCache = meta.unmatched;
     return b;
   }
