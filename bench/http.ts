@@ -103,8 +103,20 @@ export async function benchUserToken(dataDir: string): Promise<string> {
   }
 }
 
-/** Request → last body byte, ms; a non-2xx answer throws. */
-export async function timed(url: string, token: string): Promise<number> {
+/**
+ * Request → last body byte, ms; a non-2xx answer throws.
+ *
+ * `collect`: the bench's own garbage is collected first, outside the timed span (`npm run
+ * bench` runs under `--expose-gc`). The client holds what it received before (a 32-lane
+ * GPU window is 3.5 MB), and as every round sends the same sequence, its mark-compacts
+ * landed inside the same first requests each round — 24 ms of client GC inside one 55 ms
+ * first engine_series, seen with GC observers on both sides (docs/bench.md "2026-12-06 f").
+ * Only for first requests: before every warm repeat it made them slower (a full collection
+ * ages the client's compiled code and shrinks its young generation), and a warm figure is
+ * a median of nine anyway.
+ */
+export async function timed(url: string, token: string, collect = false): Promise<number> {
+  if (collect) (globalThis as { gc?: () => void }).gc?.();
   const t = performance.now();
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   await res.arrayBuffer();
@@ -135,7 +147,7 @@ export async function benchHttp(o: {
     for (let round = 0; round <= o.rounds; round++) {
       server = await startNextServer({ port, host: "127.0.0.1", quiet: true, env, timeoutMs: 120_000 });
       for (const q of o.queries) {
-        const ms = await timed(server.url + q.path, token);
+        const ms = await timed(server.url + q.path, token, true);
         if (round > 0) out.cold[q.name]!.push(ms);
       }
       if (round > 0) {

@@ -106,7 +106,7 @@ export async function benchScaleDay(o: { runsRoot: string; runName: string; rang
   const first = async (dataDir: string, token: string, paths: string[], settle: { ms: number; judged?: boolean } = { ms: 0 }) => {
     const s = await boot(dataDir);
     let ms = 0;
-    for (const p of paths) ms += await timed(s.url + p, token);
+    for (const p of paths) ms += await timed(s.url + p, token, true);
     // The run list's judgment goes on in the background past its budget; on an empty data
     // dir it reads every engine partition, and what it keeps (abort-storm counts) is
     // what a server that has listed the runs once holds: wait until the run is judged.
