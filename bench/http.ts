@@ -5,7 +5,8 @@
  *
  *  - cold: the first request of that query after a fresh server start (the queries are sent
  *    one after the other in table order, `/api/meta` first, so its figure includes
- *    everything the first request of a process pays);
+ *    everything the first request of a process pays); the bench's own garbage is collected
+ *    before each, outside the span (`timed`);
  *  - warm: the median of `WARM_N` repeats once it has been asked; windowed queries slide
  *    their window by 7 s each time (as a following dashboard does), so no answer memo can
  *    serve a repeat — parsed partitions and caches stay resident, the answer is recomputed.
@@ -111,9 +112,9 @@ export async function benchUserToken(dataDir: string): Promise<string> {
  * GPU window is 3.5 MB), and as every round sends the same sequence, its mark-compacts
  * landed inside the same first requests each round — 24 ms of client GC inside one 55 ms
  * first engine_series, seen with GC observers on both sides (docs/bench.md "2026-12-06 f").
- * Only for first requests: before every warm repeat it made them slower (a full collection
- * ages the client's compiled code and shrinks its young generation), and a warm figure is
- * a median of nine anyway.
+ * Only for first requests: before every warm repeat it made those slower (the tokens window
+ * 5.2 → 8.8 ms; a full collection leaves the client's heap cold), and a warm figure is a
+ * median of nine anyway.
  */
 export async function timed(url: string, token: string, collect = false): Promise<number> {
   if (collect) (globalThis as { gc?: () => void }).gc?.();
