@@ -659,8 +659,7 @@ export class PhaseBlock {
       // a restored block is never appended to
       if (this.openN === this.openIdx.length) this.openIdx = grown(this.openIdx, Math.max(64, this.openN * 2));
       this.openIdx[this.openN++] = i;
-    }
-    else if (t1 > this.maxT) this.maxT = t1;
+    } else if (t1 > this.maxT) this.maxT = t1;
     if (t0 < this.minT) this.minT = t0;
     if (t0 > this.maxT) this.maxT = t0;
     this.n = i + 1;
