@@ -224,6 +224,8 @@ async function paintPhases(
     const rowOfSlot = Int32Array.from(unsplit.lanes, (l) => rowOf.get(laneKey(l.node, l.gpu)) ?? -1);
     paintFound(values, unsplit.pool, rowOfSlot, idOf, idle, t0, t1, X);
   }
+  // nothing reads the pass's pool past this point (`ivs` are the split's copies)
+  if (!Array.isArray(found)) found.pool.release();
   return { names };
 }
 

@@ -4,7 +4,7 @@
  * synthetic `initialize` band from `meta.start_ts`.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { CHUNK, cmpStr, Col, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
+import { CHUNK, cmpStr, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
@@ -183,29 +183,106 @@ export interface LaneIntervals {
 const SMALL_GPUS = 16;
 const NO_SLOT = -2;
 
+/** One chunk of each of an IntervalPool's columns. */
+interface PoolChunks {
+  slot: Uint32Array;
+  t0: Float64Array;
+  t1: Float64Array;
+  name: Uint32Array;
+  rank: Float64Array;
+  role: Uint32Array;
+}
+
 /**
- * The intervals one pass finds for every lane, in chunked columns whose chunks start full
- * (`Col` with a first capacity of CHUNK: no regrowth copies), each with its lane's slot;
- * `split` hands each lane its own, in the order they were found. Columns per lane that
- * doubled on their own meant 1024 lanes × 5 columns × ~6 regrowths of small typed arrays
- * for one cold 4 h window of a 1024-GPU day (~680 k intervals): ~280 ms of allocation and
- * copying, the largest share of the fleet view's cold cost (#20); one pool that doubled
- * still copied for ~115 ms.
+ * Chunks of released pools, for the next pool to fill (`IntervalPool.release`): at most
+ * SPARE_CHUNKS sets (36 bytes a row × CHUNK rows = 2.25 MiB a set, 45 MiB in all — a cold
+ * 4 h window of a 1024-GPU day fills ~14).
+ */
+const spare: PoolChunks[] = [];
+const MASK = CHUNK - 1;
+const SPARE_CHUNKS = 20;
+
+function poolChunks(): PoolChunks {
+  return (
+    spare.pop() ?? {
+      slot: new Uint32Array(CHUNK),
+      t0: new Float64Array(CHUNK),
+      t1: new Float64Array(CHUNK),
+      name: new Uint32Array(CHUNK),
+      rank: new Float64Array(CHUNK),
+      role: new Uint32Array(CHUNK),
+    }
+  );
+}
+
+/**
+ * The intervals one pass finds for every lane, in chunked columns of CHUNK rows (no
+ * regrowth copies), each with its lane's slot; `split` hands each lane its own, in the
+ * order they were found. Columns per lane that doubled on their own meant 1024 lanes × 5
+ * columns × ~6 regrowths of small typed arrays for one cold 4 h window of a 1024-GPU day
+ * (~680 k intervals): ~280 ms of allocation and copying, the largest share of the fleet
+ * view's cold cost (#20); one pool that doubled still copied for ~115 ms.
+ *
+ * A pool whose user is done with it is `release`d: its chunks go to the next pool, which
+ * then writes memory already in place — fresh memory costs ~11 µs a 4 KiB page on the
+ * bench's VMs, ~90 ms for such a window's 32 MB, and fresh buffers count towards the
+ * young generation's external bytes, for which V8 starts scavenges (docs/bench.md
+ * "2026-12-06 g"). Rows past `length` of a reused chunk hold an older pool's values:
+ * every reader stops at `length` (`forEachChunk`).
  */
 export class IntervalPool {
-  readonly slot = new Col(Uint32Array, CHUNK);
-  readonly t0 = new Col(Float64Array, CHUNK);
-  readonly t1 = new Col(Float64Array, CHUNK);
-  readonly name = new Col(Uint32Array, CHUNK);
-  readonly rank = new Col(Float64Array, CHUNK);
-  readonly role = new Col(Uint32Array, CHUNK);
+  readonly slot = { chunks: [] as Uint32Array[] };
+  readonly t0 = { chunks: [] as Float64Array[] };
+  readonly t1 = { chunks: [] as Float64Array[] };
+  readonly name = { chunks: [] as Uint32Array[] };
+  readonly rank = { chunks: [] as Float64Array[] };
+  readonly role = { chunks: [] as Uint32Array[] };
+  private n = 0;
+  private cur: PoolChunks | null = null;
+  get length(): number {
+    return this.n;
+  }
   push(slot: number, t0: number, t1: number, name: number, rank: number, role: number): void {
-    this.slot.push(slot);
-    this.t0.push(t0);
-    this.t1.push(t1);
-    this.name.push(name);
-    this.rank.push(rank);
-    this.role.push(role);
+    const off = this.n & MASK;
+    let c = this.cur;
+    if (off === 0 || c === null) c = this.addChunks();
+    c.slot[off] = slot;
+    c.t0[off] = t0;
+    c.t1[off] = t1;
+    c.name[off] = name;
+    c.rank[off] = rank;
+    c.role[off] = role;
+    this.n++;
+  }
+  private addChunks(): PoolChunks {
+    const c = poolChunks();
+    this.slot.chunks.push(c.slot);
+    this.t0.chunks.push(c.t0);
+    this.t1.chunks.push(c.t1);
+    this.name.chunks.push(c.name);
+    this.rank.chunks.push(c.rank);
+    this.role.chunks.push(c.role);
+    this.cur = c;
+    return c;
+  }
+  /**
+   * Hands the chunks to the next pool (up to SPARE_CHUNKS sets are kept) and empties this
+   * one. Only once nothing reads the pool's columns any more: `split`'s lanes are copies.
+   */
+  release(): void {
+    const k = this.slot.chunks.length;
+    for (let i = 0; i < k && spare.length < SPARE_CHUNKS; i++)
+      spare.push({
+        slot: this.slot.chunks[i]!,
+        t0: this.t0.chunks[i]!,
+        t1: this.t1.chunks[i]!,
+        name: this.name.chunks[i]!,
+        rank: this.rank.chunks[i]!,
+        role: this.role.chunks[i]!,
+      });
+    for (const col of [this.slot, this.t0, this.t1, this.name, this.rank, this.role]) col.chunks.length = 0;
+    this.n = 0;
+    this.cur = null;
   }
   /** Whether some interval starts at NaN (it has no place in a lane's t0 order). */
   anyNaNStart(): boolean {
@@ -218,7 +295,7 @@ export class IntervalPool {
   }
   /** Calls `f(k, count)` for the filled part of each chunk k, in the order pushed. */
   forEachChunk(f: (k: number, count: number) => void): void {
-    const n = this.slot.length;
+    const n = this.n;
     for (let k = 0; k * CHUNK < n; k++) f(k, Math.min(CHUNK, n - k * CHUNK));
   }
   /**
@@ -346,7 +423,10 @@ export async function laneIntervals(
   selection: LaneSet | null,
 ): Promise<LaneIntervals[]> {
   const found = await findIntervals(store, t0, t1, selection);
-  return Array.isArray(found) ? found : found.pool.split(found.lanes);
+  if (Array.isArray(found)) return found;
+  const lanes = found.pool.split(found.lanes);
+  found.pool.release();
+  return lanes;
 }
 
 /**
