@@ -192,8 +192,7 @@ async function paintPhases(
   if (ivs) for (const l of ivs) for (let i = 0; i < l.n; i++) seen[l.name[i]!] = 1;
   if (unsplit) {
     const { pool } = unsplit;
-    pool.forEachChunk((k, m) => {
-      const names = pool.name.chunks[k]!;
+    pool.forEachChunk(({ name: names }, m) => {
       for (let i = 0; i < m; i++) seen[names[i]!] = 1;
     });
   }
@@ -273,11 +272,7 @@ function paintFound(
   // 0: nothing painted, 1: an idle interval, 2: an active one
   const cls = new Uint8Array(values.length);
   const start = new Float64Array(values.length);
-  pool.forEachChunk((k, m) => {
-    const slots = pool.slot.chunks[k]!;
-    const s0 = pool.t0.chunks[k]!;
-    const s1 = pool.t1.chunks[k]!;
-    const names = pool.name.chunks[k]!;
+  pool.forEachChunk(({ slot: slots, t0: s0, t1: s1, name: names }, m) => {
     for (let i = 0; i < m; i++) {
       const row = rowOfSlot[slots[i]!]!;
       if (row < 0) continue;

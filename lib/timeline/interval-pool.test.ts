@@ -18,9 +18,8 @@ afterEach(() => {
 /** Every row of the pool, in push order, read the way its users read it. */
 function rows(pool: IntervalPool): number[][] {
   const out: number[][] = [];
-  pool.forEachChunk((k, m) => {
-    for (let i = 0; i < m; i++)
-      out.push([pool.slot.chunks[k]![i]!, pool.t0.chunks[k]![i]!, pool.t1.chunks[k]![i]!, pool.name.chunks[k]![i]!, pool.rank.chunks[k]![i]!, pool.role.chunks[k]![i]!]);
+  pool.forEachChunk((c, m) => {
+    for (let i = 0; i < m; i++) out.push([c.slot[i]!, c.t0[i]!, c.t1[i]!, c.name[i]!, c.rank[i]!, c.role[i]!]);
   });
   return out;
 }
@@ -32,14 +31,14 @@ describe("IntervalPool.release", () => {
     for (let i = 0; i < n; i++) a.push(i % 7, i, i + 0.5, 3, -1, 9);
     expect(a.length).toBe(n);
     expect(rows(a)[CHUNK]).toEqual([CHUNK % 7, CHUNK, CHUNK + 0.5, 3, -1, 9]);
-    const released = [...a.t0.chunks];
+    const released = [...a.chunks];
     a.release();
     expect(a.length).toBe(0);
     expect(rows(a)).toEqual([]);
 
     const b = new IntervalPool();
     for (let i = 0; i < 5; i++) b.push(1, 100 + i, 200 + i, 4, i, 2);
-    expect(released).toContain(b.t0.chunks[0]); // the memory of a released pool, reused
+    expect(released).toContain(b.chunks[0]); // the memory of a released pool, reused
     expect(rows(b)).toEqual([0, 1, 2, 3, 4].map((i) => [1, 100 + i, 200 + i, 4, i, 2]));
     const lanes = b.split([
       { node: "x", gpu: 0 },
@@ -51,11 +50,11 @@ describe("IntervalPool.release", () => {
   it("keeps at most 20 chunk sets for the next pools", () => {
     const a = new IntervalPool();
     for (let i = 0; i < 25 * CHUNK; i++) a.push(0, i, i, 0, 0, 0);
-    const old = new Set(a.slot.chunks);
+    const old = new Set(a.chunks);
     a.release();
     const b = new IntervalPool();
     for (let i = 0; i < 25 * CHUNK; i++) b.push(0, i, i, 0, 0, 0);
-    expect(b.slot.chunks.filter((c) => old.has(c)).length).toBe(20);
+    expect(b.chunks.filter((c) => old.has(c)).length).toBe(20);
   });
 });
 

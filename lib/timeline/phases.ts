@@ -4,7 +4,7 @@
  * synthetic `initialize` band from `meta.start_ts`.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { CHUNK, cmpStr, filesStamp, OPEN_T1, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
+import { CHUNK, cmpStr, filesStamp, MASK, OPEN_T1, SHIFT, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
@@ -183,8 +183,8 @@ export interface LaneIntervals {
 const SMALL_GPUS = 16;
 const NO_SLOT = -2;
 
-/** One chunk of each of an IntervalPool's columns. */
-interface PoolChunks {
+/** One chunk of each of an IntervalPool's columns (CHUNK rows). */
+export interface PoolChunks {
   slot: Uint32Array;
   t0: Float64Array;
   t1: Float64Array;
@@ -199,7 +199,6 @@ interface PoolChunks {
  * 4 h window of a 1024-GPU day fills ~14).
  */
 const spare: PoolChunks[] = [];
-const MASK = CHUNK - 1;
 const SPARE_CHUNKS = 20;
 
 function poolChunks(): PoolChunks {
@@ -231,21 +230,19 @@ function poolChunks(): PoolChunks {
  * every reader stops at `length` (`forEachChunk`).
  */
 export class IntervalPool {
-  readonly slot = { chunks: [] as Uint32Array[] };
-  readonly t0 = { chunks: [] as Float64Array[] };
-  readonly t1 = { chunks: [] as Float64Array[] };
-  readonly name = { chunks: [] as Uint32Array[] };
-  readonly rank = { chunks: [] as Float64Array[] };
-  readonly role = { chunks: [] as Uint32Array[] };
+  private readonly filled: PoolChunks[] = [];
   private n = 0;
-  private cur: PoolChunks | null = null;
   get length(): number {
     return this.n;
   }
+  /** The chunk sets in the order filled (the last one in part: see `forEachChunk`). */
+  get chunks(): readonly PoolChunks[] {
+    return this.filled;
+  }
   push(slot: number, t0: number, t1: number, name: number, rank: number, role: number): void {
     const off = this.n & MASK;
-    let c = this.cur;
-    if (off === 0 || c === null) c = this.addChunks();
+    let c = this.filled[this.n >>> SHIFT];
+    if (c === undefined) this.filled.push((c = poolChunks()));
     c.slot[off] = slot;
     c.t0[off] = t0;
     c.t1[off] = t1;
@@ -254,49 +251,27 @@ export class IntervalPool {
     c.role[off] = role;
     this.n++;
   }
-  private addChunks(): PoolChunks {
-    const c = poolChunks();
-    this.slot.chunks.push(c.slot);
-    this.t0.chunks.push(c.t0);
-    this.t1.chunks.push(c.t1);
-    this.name.chunks.push(c.name);
-    this.rank.chunks.push(c.rank);
-    this.role.chunks.push(c.role);
-    this.cur = c;
-    return c;
-  }
   /**
    * Hands the chunks to the next pool (up to SPARE_CHUNKS sets are kept) and empties this
    * one. Only once nothing reads the pool's columns any more: `split`'s lanes are copies.
    */
   release(): void {
-    const k = this.slot.chunks.length;
-    for (let i = 0; i < k && spare.length < SPARE_CHUNKS; i++)
-      spare.push({
-        slot: this.slot.chunks[i]!,
-        t0: this.t0.chunks[i]!,
-        t1: this.t1.chunks[i]!,
-        name: this.name.chunks[i]!,
-        rank: this.rank.chunks[i]!,
-        role: this.role.chunks[i]!,
-      });
-    for (const col of [this.slot, this.t0, this.t1, this.name, this.rank, this.role]) col.chunks.length = 0;
+    for (const c of this.filled) if (spare.length < SPARE_CHUNKS) spare.push(c);
+    this.filled.length = 0;
     this.n = 0;
-    this.cur = null;
   }
   /** Whether some interval starts at NaN (it has no place in a lane's t0 order). */
   anyNaNStart(): boolean {
     let nan = false;
-    this.forEachChunk((k, m) => {
-      const c = this.t0.chunks[k]!;
-      for (let i = 0; i < m && !nan; i++) if (Number.isNaN(c[i]!)) nan = true;
+    this.forEachChunk(({ t0 }, m) => {
+      for (let i = 0; i < m && !nan; i++) if (Number.isNaN(t0[i]!)) nan = true;
     });
     return nan;
   }
-  /** Calls `f(k, count)` for the filled part of each chunk k, in the order pushed. */
-  forEachChunk(f: (k: number, count: number) => void): void {
+  /** Calls `f(chunks, count)` for the filled part of each chunk set, in the order pushed. */
+  forEachChunk(f: (chunks: PoolChunks, count: number) => void): void {
     const n = this.n;
-    for (let k = 0; k * CHUNK < n; k++) f(k, Math.min(CHUNK, n - k * CHUNK));
+    for (let k = 0; k * CHUNK < n; k++) f(this.filled[k]!, Math.min(CHUNK, n - k * CHUNK));
   }
   /**
    * Each slot's intervals (`lanes[slot]` names it), lanes sorted by (node, gpu), each lane
@@ -305,8 +280,7 @@ export class IntervalPool {
    */
   split(lanes: readonly { node: string; gpu: number }[]): LaneIntervals[] {
     const count = new Uint32Array(lanes.length);
-    this.forEachChunk((k, m) => {
-      const slot = this.slot.chunks[k]!;
+    this.forEachChunk(({ slot }, m) => {
       for (let i = 0; i < m; i++) count[slot[i]!]!++;
     });
     const order = lanes.map((_, k) => k).filter((k) => count[k]! > 0);
@@ -322,13 +296,7 @@ export class IntervalPool {
     const name = new Uint32Array(w);
     const rank = new Float64Array(w);
     const role = new Uint32Array(w);
-    this.forEachChunk((k, m) => {
-      const slots = this.slot.chunks[k]!;
-      const c0 = this.t0.chunks[k]!;
-      const c1 = this.t1.chunks[k]!;
-      const cn = this.name.chunks[k]!;
-      const cr = this.rank.chunks[k]!;
-      const co = this.role.chunks[k]!;
+    this.forEachChunk(({ slot: slots, t0: c0, t1: c1, name: cn, rank: cr, role: co }, m) => {
       for (let i = 0; i < m; i++) {
         const j = at[slots[i]!]!++;
         t0[j] = c0[i]!;
@@ -551,9 +519,7 @@ export async function findIntervals(
     const derived = strings.id("derived");
     // each lane's earliest start; a lane starting after the run did gets `initialize` before it
     const first = new Float64Array(found.length).fill(Infinity);
-    pool.forEachChunk((k, m) => {
-      const slots = pool.slot.chunks[k]!;
-      const starts = pool.t0.chunks[k]!;
+    pool.forEachChunk(({ slot: slots, t0: starts }, m) => {
       for (let i = 0; i < m; i++) {
         const slot = slots[i]!;
         if (starts[i]! < first[slot]!) first[slot] = starts[i]!;

@@ -5,6 +5,6 @@ export { cmpStr, type EngineMetricColumns, type GpuBlock, type PhaseBlock, type 
 export { blockParts, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type Part } from "@/lib/store/telemetry/engine-parts";
 export { forEachRowRun, forEachRowRunOutside, forEachTickRun } from "@/lib/store/telemetry/scan";
 export { filesStamp } from "@/lib/store/telemetry/stream";
-export { Col, CHUNK } from "@/lib/store/telemetry/columns";
+export { Col, CHUNK, MASK, SHIFT } from "@/lib/store/telemetry/columns";
 // Per-request SGLang timing (docs/formats.md §4.14).
 export { listRequestSteps, readStepRequests } from "@/lib/store/telemetry/requests";
