@@ -58,6 +58,21 @@ describe("jsonSafeStringifyAsync", () => {
     expect(await jsonSafeStringifyAsync(value)).toBe(jsonSafeStringify(value));
   });
 
+  it("writes runs of holey and sparse arrays, and BigInt arrays, with the one-shot text (holes as null)", async () => {
+    const holey = new Array<number>(5000);
+    for (let i = 0; i < holey.length; i++) holey[i] = i % 3 ? i + 0.125 : i;
+    // eslint-disable-next-line no-sparse-arrays
+    const sparse = [1, , 3, , , 6.5];
+    sparse.length = 2500; // a hole at the end of one run and across the next
+    const value = { holey, sparse, bigints: new BigInt64Array([1n, -2n, 2n ** 40n]), bytes: new Uint8Array([0, 255]) };
+    const text = await jsonSafeStringifyAsync(value, 0);
+    expect(text).toBe(jsonSafeStringify(value));
+    const back = JSON.parse(text) as { sparse: unknown[]; bigints: number[]; holey: number[] };
+    expect(back.sparse.slice(0, 7)).toEqual([1, null, 3, null, null, 6.5, null]);
+    expect(back.bigints).toEqual([1, -2, 2 ** 40]);
+    expect(back.holey.slice(0, 3)).toEqual([0, 1.125, 2.125]);
+  });
+
   it("writes a mid-size nested answer (512 trajectory lanes) in one native call, the same bytes", async () => {
     const lanes = Array.from({ length: 512 }, (_, i) => ({ sample_index: i, events: Array.from({ length: 12 }, (_, j) => ({ kind: "gen", t0: i + j / 10, t1: NaN })) }));
     let turns = 0;

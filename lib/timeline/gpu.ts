@@ -4,7 +4,7 @@
  */
 import { timeSlicer } from "@/lib/timeline/slice";
 import { cmpStr, forEachTickRun, type GpuBlock, type GpuProcessSample, type MetricStore } from "@/lib/store/telemetry";
-import { minMaxIndices } from "@/lib/timeline/downsample";
+import { minMaxIndices, packedNumbers } from "@/lib/timeline/downsample";
 import { laneLabel, type LaneSet } from "@/lib/timeline/lanes";
 
 export interface GpuLaneSeries {
@@ -106,12 +106,7 @@ export async function gpuSeries(
     if (!a.sorted) sortLane(a);
     const sel = minMaxIndices(a.util, maxPoints);
     const n = sel ? sel.length : a.n;
-    const s: GpuLaneSeries = {
-      ts: new Array<number>(n),
-      util: new Array<number>(n),
-      mem_mb: new Array<number>(n),
-      power_w: new Array<number>(n),
-    };
+    const s: GpuLaneSeries = { ts: packedNumbers(n, true), util: packedNumbers(n, false), mem_mb: packedNumbers(n, false), power_w: packedNumbers(n, false) };
     for (let k = 0; k < n; k++) {
       const i = sel ? sel[k]! : k;
       s.ts[k] = a.ts[i]!;

@@ -6,6 +6,7 @@
 import { timeSlicer } from "@/lib/timeline/slice";
 import { ApiError, badRequest } from "@/lib/contracts/errors";
 import { forEachTickRun, type GpuBlock, type MetricStore } from "@/lib/store/telemetry";
+import { packedNumbers } from "@/lib/timeline/downsample";
 import { checkXBuckets } from "@/lib/timeline/window";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { findIntervals, type FoundIntervals, type IntervalPool, type LaneIntervals } from "@/lib/timeline/phases";
@@ -381,17 +382,14 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
     // a fraction is count / R: round each of the R + 1 possible values once
     const frac = Array.from({ length: R + 1 }, (_, c) => pyRound(c / R, 4));
     palette.forEach((name, id) => {
-      const arr = new Array<number>(X);
+      const arr = packedNumbers(X, true);
       for (let b = 0; b < X; b++) arr[b] = frac[counts[id * X + b]!]!;
       composition[name === "" ? "none" : name] = arr;
     });
   }
-  const band: Fleet["band"] = {
-    p10: new Array<number | null>(X).fill(null),
-    p50: new Array<number | null>(X).fill(null),
-    p90: new Array<number | null>(X).fill(null),
-    min: new Array<number | null>(X).fill(null),
-  };
+  // packed (`packedNumbers`), then null where a bucket has no sample
+  const nulls = (): (number | null)[] => (packedNumbers(X, true) as (number | null)[]).fill(null);
+  const band: Fleet["band"] = { p10: nulls(), p50: nulls(), p90: nulls(), min: nulls() };
   const rt0 = phase.t0;
   const rt1 = phase.t1;
   if (rt1 > rt0) {
