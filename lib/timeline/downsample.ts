@@ -69,11 +69,12 @@ let doubles: number[] = [];
  * A plain array of `n` numbers to be overwritten, "packed" in V8's sense. JSON.stringify
  * writes packed arrays of numbers on its fast path; an array made by `new Array(n)` stays
  * holey however it is filled and is written element by element (a 32-lane GPU window's
- * 3.5 MB of text: 48 → 27 ms; small integers 4× faster). A slice of a packed template
- * costs what `new Array(n)` costs, where appending `n` elements one by one leaves the
- * garbage of every intermediate size (which the server paid back in GC). `doubles`: the
- * template holds doubles, so writing non-integers does not convert the array once more.
- * Answers' arrays are at most `max_points` long, so the templates stay small.
+ * 3.5 MB of text: 48 → 30 ms; small integers 4× faster; docs/bench.md "12-06 h"). A
+ * slice of a packed template costs what `new Array(n)` costs, where appending `n` elements
+ * one by one leaves the garbage of every intermediate size. `withDoubles`: the template
+ * holds doubles, so writing non-integers does not convert the slice once more. Answers'
+ * arrays are at most `max_points` or `x_buckets` long (≤ 40,000), so a template stays
+ * ≤ 320 KB.
  */
 export function packedNumbers(n: number, withDoubles: boolean): number[] {
   let t = withDoubles ? doubles : smallInts;
