@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CHUNK, openMetricStore, type PhaseEvent } from "@/lib/store/telemetry";
 import { phase, RunBuilder } from "@/lib/store/telemetry/testing";
 import { heatmap } from "@/lib/timeline/heatmap";
-import { IntervalPool, phasesByLane } from "@/lib/timeline/phases";
+import { IntervalPool, phasesByLane, type PoolChunks } from "@/lib/timeline/phases";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -24,6 +24,13 @@ function rows(pool: IntervalPool): number[][] {
   return out;
 }
 
+/** The chunk sets a pool has filled, in order (what `forEachChunk` hands its readers). */
+function sets(pool: IntervalPool): PoolChunks[] {
+  const out: PoolChunks[] = [];
+  pool.forEachChunk((c) => out.push(c));
+  return out;
+}
+
 describe("IntervalPool.release", () => {
   it("empties the pool and gives its chunks to the next one, which reads only its own rows", () => {
     const a = new IntervalPool();
@@ -31,14 +38,14 @@ describe("IntervalPool.release", () => {
     for (let i = 0; i < n; i++) a.push(i % 7, i, i + 0.5, 3, -1, 9);
     expect(a.length).toBe(n);
     expect(rows(a)[CHUNK]).toEqual([CHUNK % 7, CHUNK, CHUNK + 0.5, 3, -1, 9]);
-    const released = [...a.chunks];
+    const released = sets(a);
     a.release();
     expect(a.length).toBe(0);
     expect(rows(a)).toEqual([]);
 
     const b = new IntervalPool();
     for (let i = 0; i < 5; i++) b.push(1, 100 + i, 200 + i, 4, i, 2);
-    expect(released).toContain(b.chunks[0]); // the memory of a released pool, reused
+    expect(released).toContain(sets(b)[0]); // the memory of a released pool, reused
     expect(rows(b)).toEqual([0, 1, 2, 3, 4].map((i) => [1, 100 + i, 200 + i, 4, i, 2]));
     const lanes = b.split([
       { node: "x", gpu: 0 },
@@ -50,11 +57,11 @@ describe("IntervalPool.release", () => {
   it("keeps at most 20 chunk sets for the next pools", () => {
     const a = new IntervalPool();
     for (let i = 0; i < 25 * CHUNK; i++) a.push(0, i, i, 0, 0, 0);
-    const old = new Set(a.chunks);
+    const old = new Set(sets(a));
     a.release();
     const b = new IntervalPool();
     for (let i = 0; i < 25 * CHUNK; i++) b.push(0, i, i, 0, 0, 0);
-    expect(b.chunks.filter((c) => old.has(c)).length).toBe(20);
+    expect(sets(b).filter((c) => old.has(c)).length).toBe(20);
   });
 });
 

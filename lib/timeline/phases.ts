@@ -235,10 +235,6 @@ export class IntervalPool {
   get length(): number {
     return this.n;
   }
-  /** The chunk sets in the order filled (the last one in part: see `forEachChunk`). */
-  get chunks(): readonly PoolChunks[] {
-    return this.filled;
-  }
   push(slot: number, t0: number, t1: number, name: number, rank: number, role: number): void {
     const off = this.n & MASK;
     let c = this.filled[this.n >>> SHIFT];
