@@ -7,7 +7,8 @@
  *    lane by lane;
  *  - engine parts stitched from per-partition parts (and from folded parts stored in the
  *    binary cache) vs one pass over every raw row — including rows out of order, the same
- *    ts filed in two partitions, and a legacy flat file.
+ *    ts filed in two partitions, and a legacy flat file;
+ *  - the util heatmap and the fleet band read from kept util peaks vs row by row.
  */
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,7 +17,7 @@ import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
 import { makeTmpDir, phase, RunBuilder, type EngineRow, type GpuRow } from "@/lib/store/telemetry/testing";
 import { engineParts } from "@/lib/timeline/engine";
-import { heatmap, IDLE_PHASES } from "@/lib/timeline/heatmap";
+import { fleet, heatmap, IDLE_PHASES } from "@/lib/timeline/heatmap";
 import { resolveLanes } from "@/lib/timeline/lanes";
 import { outliers } from "@/lib/timeline/outliers";
 import { laneIntervals, phasesByLane } from "@/lib/timeline/phases";
@@ -374,5 +375,59 @@ describe("lowest_util outliers", () => {
     const after = await outliers(live, "lowest_util", T0 + 2 * H, null, 100);
     expect(after).toEqual(oracle(T0 + 2 * H, null));
     expect(after).not.toEqual(before);
+  });
+});
+
+describe("util heatmap and fleet band from kept util peaks", () => {
+  it("answer a window asked again exactly as they did the first time, row by row", async () => {
+    const r = rng(11);
+    const rows: GpuRow[] = [];
+    for (let t = T0 + 3; t < T0 + 3 * H - 3; t += 1)
+      for (const [n, node] of ["10.0.0.2", "10.0.0.1", "10.0.0.3"].entries())
+        for (let g = 0; g < 4; g++) if (r() < 0.93) rows.push({ ts: t + n * 0.25, node, gpu: g, util: Math.floor(r() * 101), mem_mb: 1, power_w: 2 });
+    for (let i = 0; i + 40 < rows.length; i += 997) [rows[i], rows[i + 40]] = [rows[i + 40]!, rows[i]!];
+    const b = run().gpu(...rows);
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    await open(b, cacheDir).gpuUtil.window(null, null);
+    await flushBinaryCache();
+    /** The heatmap's bytes computed from the rows themselves (rows in laneIndex order). */
+    const oracle = (lanes: readonly { node: string; gpu: number }[], t0: number, t1: number, X: number) => {
+      const best = new Map<string, number>();
+      for (const row of rows) {
+        if (row.ts < t0 || row.ts > t1) continue;
+        const k = Math.min(X - 1, Math.max(0, Math.trunc(((row.ts - t0) / (t1 - t0)) * X)));
+        const key = `${row.node}:${row.gpu}:${k}`;
+        best.set(key, Math.max(best.get(key) ?? -1, row.util));
+      }
+      const out = new Uint8Array(lanes.length * X);
+      lanes.forEach((l, i) => {
+        for (let k = 0; k < X; k++) {
+          const v = best.get(`${l.node}:${l.gpu}:${k}`);
+          if (v !== undefined) out[i * X + k] = Math.min(255, Math.trunc((v / 100) * 255));
+        }
+      });
+      return out;
+    };
+    for (const store of [open(b, cacheDir), open(b)]) {
+      const windows: [number, number, number][] = [
+        [T0, T0 + 3 * H, 600],
+        [T0 + 1234.5, T0 + 1234.5 + 4000, 1200],
+        [T0 + 0.5 * H, T0 + 2.75 * H, 97],
+        [T0 + H - 10, T0 + H + 10, 7],
+      ];
+      for (const [t0, t1, X] of windows) {
+        const first = await heatmap(store, "util", t0, t1, X, null);
+        const firstFleet = await fleet(store, t0, t1, X);
+        expect(first.values, `${t0}–${t1} X=${X}`).toEqual(oracle(first.rows as { node: string; gpu: number }[], t0, t1, X));
+        for (let again = 0; again < 2; again++) {
+          expect((await heatmap(store, "util", t0, t1, X, null)).values).toEqual(first.values);
+          expect(await fleet(store, t0, t1, X)).toEqual(firstFleet);
+        }
+      }
+      // the repeats above went through the kept peaks
+      const blocks = await store.gpuUtil.window(null, null);
+      expect(blocks.filter((x) => x.utilPeaks() !== null).length).toBeGreaterThanOrEqual(2);
+    }
   });
 });

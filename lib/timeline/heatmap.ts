@@ -5,7 +5,7 @@
  */
 import { timeSlicer } from "@/lib/timeline/slice";
 import { ApiError, badRequest } from "@/lib/contracts/errors";
-import { forEachTickRun, type GpuBlock, type MetricStore } from "@/lib/store/telemetry";
+import { forEachTickRun, maxUtilByBucket, type GpuBlock, type MetricStore } from "@/lib/store/telemetry";
 import { packedNumbers } from "@/lib/timeline/downsample";
 import { checkXBuckets } from "@/lib/timeline/window";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
@@ -82,43 +82,58 @@ export async function heatmap(
 
   // magnitude
   const field = metric as (typeof HEATMAP_MAGNITUDE_FIELDS)[number];
-  const blocks = await store.gpuUtil.window(t0, t1);
-  if (field !== "util") await Promise.all(blocks.map((b) => b.ensureMagnitudes()));
   const d = store.dicts;
-  const L = d.laneKeys.values.length;
   const rowOfKey = new Map(rows.map((r, i) => [laneKey(r.node, r.gpu), i]));
-  const rowOfId = new Int32Array(L);
-  for (let id = 0; id < L; id++) rowOfId[id] = rowOfKey.get(laneKey(d.laneNode[id]!, d.laneGpu[id]!)) ?? -1;
+  const laneRow = (L: number): Int32Array => {
+    const rowOfId = new Int32Array(L);
+    for (let id = 0; id < L; id++) rowOfId[id] = rowOfKey.get(laneKey(d.laneNode[id]!, d.laneGpu[id]!)) ?? -1;
+    return rowOfId;
+  };
   // Bucket-major (cell k·R + row): one timestamp's rows land in one R-cell stretch. Row-major
   // put each of a group's 1024 lanes on its own page (a 9.6 KB stride): the cold util
   // heatmap of a 1024-GPU window spent ~300 ms in this loop's cache and TLB misses (#20).
   const cell = new Float64Array(R * X).fill(-Infinity);
-  const span = t1 - t0;
-  const slow: GpuBlock[] = [];
-  const pause = timeSlicer();
-  for (const b of blocks) {
-    await pause();
-    const f = b.flatUtil();
-    const col = field === "util" ? f?.util : field === "mem_mb" ? b.mem.flat : b.power.flat;
-    if (!f || !col) {
-      slow.push(b);
-      continue;
+  if (field === "util") {
+    // the fleet band's lane maxima (bucket-major by lane id), moved to the rows shown
+    const { maxima, L } = await utilMaxima(store, t0, t1, X);
+    const rowOfId = laneRow(L);
+    for (let k = 0; k < X; k++)
+      for (let id = 0; id < L; id++) {
+        const row = rowOfId[id]!;
+        const v = maxima[k * L + id]!;
+        if (row >= 0 && v >= 0) cell[k * R + row] = v;
+      }
+  } else {
+    const blocks = await store.gpuUtil.window(t0, t1);
+    await Promise.all(blocks.map((b) => b.ensureMagnitudes()));
+    const rowOfId = laneRow(d.laneKeys.values.length);
+    const span = t1 - t0;
+    const slow: GpuBlock[] = [];
+    const pause = timeSlicer();
+    for (const b of blocks) {
+      await pause();
+      const f = b.flatUtil();
+      const col = field === "mem_mb" ? b.mem.flat : b.power.flat;
+      if (!f || !col) {
+        slow.push(b);
+        continue;
+      }
+      if (b.rows === 0 || b.maxTs < t0 || b.minTs > t1) continue;
+      cellMax(cell, rowOfId, f.gTs, f.gStart, f.lane, col, b.rows, b.groupRange(t0, t1), t0, t1, span, X, R);
     }
-    if (b.rows === 0 || b.maxTs < t0 || b.minTs > t1) continue;
-    cellMax(cell, rowOfId, f.gTs, f.gStart, f.lane, col, b.rows, b.groupRange(t0, t1), t0, t1, span, X, R);
+    forEachTickRun(slow, t0, t1, (b, ts, c, from, to) => {
+      const lane = b.lane.chunks[c]!;
+      const col = (field === "mem_mb" ? b.mem : b.power).chunks[c]!;
+      const base = bucket(ts) * R;
+      for (let o = from; o < to; o++) {
+        const row = rowOfId[lane[o]!]!;
+        if (row < 0) continue;
+        const v = col[o]!;
+        const at = base + row;
+        if (v > cell[at]!) cell[at] = v;
+      }
+    });
   }
-  forEachTickRun(slow, t0, t1, (b, ts, c, from, to) => {
-    const lane = b.lane.chunks[c]!;
-    const col = (field === "util" ? b.util : field === "mem_mb" ? b.mem : b.power).chunks[c]!;
-    const base = bucket(ts) * R;
-    for (let o = from; o < to; o++) {
-      const row = rowOfId[lane[o]!]!;
-      if (row < 0) continue;
-      const v = col[o]!;
-      const at = base + row;
-      if (v > cell[at]!) cell[at] = v;
-    }
-  });
   let peak = -Infinity;
   for (let i = 0; i < cell.length; i++) if (cell[i]! > peak) peak = cell[i]!;
   if (peak === -Infinity) peak = 1.0;
@@ -140,7 +155,7 @@ function cellMax(
   gTs: Float64Array,
   gStart: Uint32Array,
   lane: Uint16Array,
-  col: Uint8Array | Int32Array | Int16Array,
+  col: Int32Array | Int16Array,
   rows: number,
   [g0, g1]: [number, number],
   t0: number,
@@ -295,33 +310,21 @@ function paintFound(
   });
 }
 
-/** Fleet band input: MAX util per (bucket, lane id) over groups [g0, g1) of one block. */
-function laneMaxima(
-  maxima: Int16Array,
-  gTs: Float64Array,
-  gStart: Uint32Array,
-  lane: Uint16Array,
-  util: Uint8Array,
-  rows: number,
-  [g0, g1]: [number, number],
-  rt0: number,
-  rt1: number,
-  span: number,
-  X: number,
-  L: number,
-): void {
-  const G = gTs.length;
-  for (let g = g0; g < g1; g++) {
-    const ts = gTs[g]!;
-    if (ts < rt0 || ts > rt1) continue;
-    const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - rt0) / span) * X))) * L;
-    const end = g + 1 < G ? gStart[g + 1]! : rows;
-    for (let r = gStart[g]!; r < end; r++) {
-      const at = base + lane[r]!;
-      const u = util[r]!;
-      if (u > maxima[at]!) maxima[at] = u;
-    }
+/**
+ * MAX util per (bucket k, lane id) over the window's GPU samples, as a dense matrix (cell
+ * k·L + lane id, −1 = no sample): the fleet band's input and the util heatmap's cells
+ * (`maxUtilByBucket`, which reads a block's kept util peaks where they answer a bucket).
+ */
+async function utilMaxima(store: MetricStore, t0: number, t1: number, X: number): Promise<{ maxima: Int16Array; L: number }> {
+  const blocks = await store.gpuUtil.window(t0, t1);
+  const L = store.dicts.laneKeys.values.length;
+  const maxima = new Int16Array(X * L).fill(-1);
+  const pause = timeSlicer();
+  for (const b of blocks) {
+    await pause();
+    maxUtilByBucket(b, t0, t1, X, maxima, L);
   }
+  return { maxima, L };
 }
 
 async function lifecycle(
@@ -393,33 +396,8 @@ export async function fleet(store: MetricStore, t0q: number | null, t1q: number 
   const rt0 = phase.t0;
   const rt1 = phase.t1;
   if (rt1 > rt0) {
-    const blocks = await store.gpuUtil.window(rt0, rt1);
     // lane maxima per bucket: cell (bucket k, lane id) of a dense matrix, -1 = no sample
-    const L = store.dicts.laneKeys.values.length;
-    const maxima = new Int16Array(X * L).fill(-1);
-    const span = rt1 - rt0;
-    const slow: GpuBlock[] = [];
-    const pause = timeSlicer();
-    for (const b of blocks) {
-      await pause();
-      const f = b.flatUtil();
-      if (!f) {
-        slow.push(b);
-        continue;
-      }
-      if (b.rows === 0 || b.maxTs < rt0 || b.minTs > rt1) continue;
-      laneMaxima(maxima, f.gTs, f.gStart, f.lane, f.util, b.rows, b.groupRange(rt0, rt1), rt0, rt1, span, X, L);
-    }
-    forEachTickRun(slow, rt0, rt1, (b, ts, c, from, to) => {
-      const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - rt0) / span) * X))) * L;
-      const lane = b.lane.chunks[c]!;
-      const util = b.util.chunks[c]!;
-      for (let o = from; o < to; o++) {
-        const at = base + lane[o]!;
-        const u = util[o]!;
-        if (u > maxima[at]!) maxima[at] = u;
-      }
-    });
+    const { maxima, L } = await utilMaxima(store, rt0, rt1, X);
     // Lane maxima are small integers (util, 0…255): quantiles by counting, not sorting —
     // the element at a sorted position is read off the cumulative histogram.
     const hist = new Int32Array(256);

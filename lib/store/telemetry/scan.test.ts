@@ -1,15 +1,17 @@
 /**
  * `forEachRowRun` must visit exactly the rows `forEachTickRun` visits, in the same order:
  * blocks past one column chunk (CHUNK rows), ticks in order or not, freshly parsed and
- * loaded from the binary cache, windows with bounds on tick stamps.
+ * loaded from the binary cache, windows with bounds on tick stamps. `maxUtilByBucket` must
+ * give the row-by-row maxima whether or not a block's util peaks answer part of a window.
  */
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { hourKey } from "@/lib/store/format/partition";
-import { openMetricStore, type GpuBlock } from "@/lib/store/telemetry";
+import { openMetricStore } from "@/lib/store/telemetry";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { CHUNK } from "@/lib/store/telemetry/columns";
-import { forEachRowRun, forEachTickRun } from "@/lib/store/telemetry/scan";
+import { GpuBlock } from "@/lib/store/telemetry/blocks";
+import { forEachRowRun, forEachTickRun, maxUtilByBucket } from "@/lib/store/telemetry/scan";
 import { makeTmpDir, pyJsonLine, RunBuilder } from "@/lib/store/telemetry/testing";
 
 const dirs: string[] = [];
@@ -111,5 +113,99 @@ describe("forEachRowRun", () => {
       expect(calls(t0, t1), `${t0} ${t1}`).toBe(most ?? (visits(blocks, t0, t1, true).length ? 1 : 0));
     }
     expect(visits(blocks, T0 + 1.05, T0 + 100.05, false).length / 2).toBe(2 * 99 * 8);
+  });
+});
+
+describe("maxUtilByBucket", () => {
+  function rng(seed: number) {
+    let s = seed;
+    return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  }
+
+  /**
+   * A flat block of `groups` tick groups of 1–6 rows (lane ids 0–9, util 0–255), ticks
+   * mostly rising with repeats and backward steps (an unsorted block), and optionally one
+   * NaN tick (whose rows no window holds).
+   */
+  function flatBlock(seed: number, groups: number, nonFinite: number | null): { block: GpuBlock; rows: { ts: number; lane: number; util: number }[] } {
+    const r = rng(seed);
+    const gTs = new Float64Array(groups);
+    const gStart = new Uint32Array(groups);
+    const lanes: number[] = [];
+    const utils: number[] = [];
+    const rows: { ts: number; lane: number; util: number }[] = [];
+    let t = T0;
+    for (let g = 0; g < groups; g++) {
+      t += r() < 0.1 ? -3 : r() < 0.2 ? 0.5 : 1;
+      const ts = g === nonFinite ? NaN : t;
+      gTs[g] = ts;
+      gStart[g] = lanes.length;
+      const n = 1 + Math.floor(r() * 6);
+      for (let i = 0; i < n; i++) {
+        const lane = Math.floor(r() * 10);
+        const util = r() < 0.05 ? 255 : Math.floor(r() * 101);
+        lanes.push(lane);
+        utils.push(util);
+        rows.push({ ts, lane, util });
+      }
+    }
+    const finite = rows.map((x) => x.ts).filter(Number.isFinite);
+    const block = GpuBlock.restore(
+      { gTs, gStart, lane: Uint16Array.from(lanes), util: Uint8Array.from(utils), mem: new Int32Array(lanes.length), power: new Int16Array(lanes.length) },
+      false,
+      [...new Set(lanes)],
+      Math.min(...finite),
+      Math.max(...finite),
+    );
+    return { block, rows };
+  }
+
+  /** Row by row, as the definition reads. */
+  function oracle(rows: readonly { ts: number; lane: number; util: number }[], t0: number, t1: number, X: number, L: number): Int16Array {
+    const m = new Int16Array(X * L).fill(-1);
+    for (const { ts, lane, util } of rows) {
+      if (!(ts >= t0 && ts <= t1)) continue;
+      const at = Math.min(X - 1, Math.max(0, Math.floor(((ts - t0) / (t1 - t0)) * X))) * L + lane;
+      if (util > m[at]!) m[at] = util;
+    }
+    return m;
+  }
+
+  it("reads kept util peaks where a chunk lies in one bucket and gives the row-by-row maxima for any window", () => {
+    for (const [seed, groups, nonFinite] of [
+      [1, 5000, null],
+      [2, 3000, 1234],
+      [3, 7, null],
+    ] as const) {
+      const { block, rows } = flatBlock(seed, groups, nonFinite);
+      expect(block.utilPeaks()).toBeNull(); // the first ask is answered row by row
+      const peaks = block.utilPeaks();
+      if (groups > 100) {
+        expect(peaks).not.toBeNull();
+        expect(peaks!.groupsPerChunk).toBeGreaterThan(1);
+        if (nonFinite !== null) expect(peaks!.lo[Math.floor(nonFinite / peaks!.groupsPerChunk)]).toBeNaN();
+      }
+      const r = rng(seed * 7);
+      const lo = Math.min(...rows.map((x) => x.ts));
+      const hi = Math.max(...rows.filter((x) => Number.isFinite(x.ts)).map((x) => x.ts));
+      let viaPeaks = 0;
+      for (let i = 0; i < 60; i++) {
+        const a = lo - 5 + r() * (hi - lo + 10);
+        const b = i % 10 === 0 ? hi : a + 0.5 + r() * (hi - a + 5);
+        const X = [1, 3, 17, 40, 600][i % 5]!;
+        const got = new Int16Array(X * 10).fill(-1);
+        maxUtilByBucket(block, a, b, X, got, 10);
+        expect(got, `window ${a}–${b}, X=${X}`).toEqual(oracle(rows, a, b, X, 10));
+        if (peaks) {
+          // the same window without peaks (a fresh block) agrees too, so the comparison above covered the peaks
+          const fresh = flatBlock(seed, groups, nonFinite).block;
+          const raw = new Int16Array(X * 10).fill(-1);
+          maxUtilByBucket(fresh, a, b, X, raw, 10);
+          expect(raw).toEqual(got);
+          viaPeaks++;
+        }
+      }
+      if (groups > 100) expect(viaPeaks).toBe(60);
+    }
   });
 });

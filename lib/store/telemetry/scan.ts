@@ -2,7 +2,7 @@
  * Scan primitives over the typed telemetry blocks, so code outside the store never
  * handles chunk geometry (SHIFT / MASK of columns.ts) itself.
  */
-import type { TickColumns } from "@/lib/store/telemetry/blocks";
+import type { GpuBlock, TickColumns } from "@/lib/store/telemetry/blocks";
 import { MASK, SHIFT } from "@/lib/store/telemetry/columns";
 
 /** `fn(block, ts, chunk, from, to)`: offsets [from, to) of chunk `chunk` of every column of the block. */
@@ -100,5 +100,73 @@ function rowRuns<B extends TickColumns>(blocks: readonly B[], lo: number, hi: nu
       } else if (start < 0) start = b.groupStart(g);
     }
     if (start >= 0) run(b, start, b.rows);
+  }
+}
+
+/**
+ * MAX util per (bucket, lane id) over the rows of `b` with t0 ≤ ts ≤ t1, into `maxima`
+ * (cell k·L + lane id, −1 where no row landed yet; L above every lane id of the block),
+ * bucket k = min(X − 1, max(0, ⌊(ts − t0) / (t1 − t0) · X⌋)) — the fleet band's and the
+ * util heatmap's cells (docs/api.md 8.9, 8.10). A flat block whose `UtilPeaks` are kept reads
+ * each chunk of tick groups that lies in the window and inside one bucket as its peaks
+ * (the bucket is monotonic in ts, so a chunk whose lowest and highest ticks share a bucket
+ * lies in it whole); every other group is read row by row. Both give the same maxima.
+ */
+export function maxUtilByBucket(b: GpuBlock, t0: number, t1: number, X: number, maxima: Int16Array, L: number): void {
+  if (b.rows === 0 || b.maxTs < t0 || b.minTs > t1) return;
+  const span = t1 - t0;
+  const f = b.flatUtil();
+  if (!f) {
+    forEachTickRun([b], t0, t1, (blk, ts, c, from, to) => {
+      const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - t0) / span) * X))) * L;
+      const lane = blk.lane.chunks[c]!;
+      const util = blk.util.chunks[c]!;
+      for (let o = from; o < to; o++) {
+        const at = base + lane[o]!;
+        const u = util[o]!;
+        if (u > maxima[at]!) maxima[at] = u;
+      }
+    });
+    return;
+  }
+  const { gTs, gStart, lane, util } = f;
+  const G = gTs.length;
+  const rows = b.rows;
+  const peaks = b.utilPeaks();
+  const K = peaks ? peaks.groupsPerChunk : G + 1;
+  const C = peaks ? peaks.lo.length : 0;
+  const [g0, g1] = b.groupRange(t0, t1);
+  let g = g0;
+  while (g < g1) {
+    if (peaks && g % K === 0 && g + K <= g1 && g / K < C) {
+      const c = g / K;
+      const lo = peaks.lo[c]!;
+      const hi = peaks.hi[c]!;
+      if (lo >= t0 && hi <= t1) {
+        const k = Math.min(X - 1, Math.max(0, Math.floor(((lo - t0) / span) * X)));
+        if (k === Math.min(X - 1, Math.max(0, Math.floor(((hi - t0) / span) * X)))) {
+          const { peak, lanes } = peaks;
+          const base = k * L;
+          const from = c * lanes;
+          for (let l = 0; l < lanes; l++) {
+            const u = peak[from + l]!;
+            if (u > maxima[base + l]!) maxima[base + l] = u;
+          }
+          g += K;
+          continue;
+        }
+      }
+    }
+    const ts = gTs[g]!;
+    if (ts >= t0 && ts <= t1) {
+      const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - t0) / span) * X))) * L;
+      const end = g + 1 < G ? gStart[g + 1]! : rows;
+      for (let r = gStart[g]!; r < end; r++) {
+        const at = base + lane[r]!;
+        const u = util[r]!;
+        if (u > maxima[at]!) maxima[at] = u;
+      }
+    }
+    g++;
   }
 }
