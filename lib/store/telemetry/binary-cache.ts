@@ -15,7 +15,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { type Dicts, EngineBlock, EngineMetricColumns, GpuBlock, type GpuMagnitudeSource, PhaseBlock } from "@/lib/store/telemetry/blocks";
+import { buildUtilPeaks, type Dicts, EngineBlock, EngineMetricColumns, GpuBlock, type GpuMagnitudeSource, PhaseBlock } from "@/lib/store/telemetry/blocks";
 import type { Interner, TypedArray } from "@/lib/store/telemetry/columns";
 import { blockPartsSync } from "@/lib/store/telemetry/engine-parts";
 import { parseInFlight, type TailFile } from "@/lib/store/telemetry/tail-file";
@@ -133,6 +133,9 @@ async function readSections(fh: fs.promises.FileHandle, header: Header, offsets:
 }
 
 const ENGINE_SECTIONS = 7;
+/** gpu_util entries: with util peaks (`gpuTo`), and as written before them. */
+const GPU_SECTIONS = 9;
+const GPU_SECTIONS_NO_PEAKS = 6;
 
 interface EngineMetricMeta {
   name: string;
@@ -421,7 +424,10 @@ export class BinaryCache {
   }
 
   // gpu_util: lane ids are store-local, so the entry carries its (node, gpu) list (the
-  // block's lanes in ascending id order; local id = position).
+  // block's lanes in ascending id order; local id = position). Sections: ticks, group
+  // starts, lanes, util, the util peaks (`UtilPeaks`: chunk low and high ticks, peaks by
+  // local lane id; `meta.peaks` has their chunking), mem, power. An entry written before the
+  // peaks has the other six and loads as well (its block builds peaks when asked again).
   private gpuTo(base: Omit<Header, "sections" | "meta">, b: GpuBlock): Buffer {
     const lanes = b.lane.toArray();
     const used = [...b.lanes].sort((x, y) => x - y);
@@ -429,31 +435,39 @@ export class BinaryCache {
     used.forEach((id, i) => (local[id] = i));
     const mapped = new Uint16Array(lanes.length);
     for (let i = 0; i < lanes.length; i++) mapped[i] = local[lanes[i]!]!;
+    const gTs = b.gTs.toArray();
+    const gStart = b.gStart.toArray();
+    const util = b.util.toArray();
+    // The first whole-fleet view of a restarted server reads these instead of building them.
+    const peaks = buildUtilPeaks(gTs, gStart, mapped, util, b.rows, used.length);
     const meta = {
       sorted: b.sorted,
       minTs: b.minTs,
       maxTs: b.maxTs,
       lanes: used.map((id) => [this.dicts.laneNode[id], this.dicts.laneGpu[id]]),
+      peaks: { groupsPerChunk: peaks.groupsPerChunk },
     };
-    return encode({ ...base, meta }, [b.gTs.toArray(), b.gStart.toArray(), mapped, b.util.toArray(), b.mem.toArray(), b.power.toArray()]);
+    return encode({ ...base, meta }, [gTs, gStart, mapped, util, peaks.lo, peaks.hi, peaks.peak, b.mem.toArray(), b.power.toArray()]);
   }
 
   /**
-   * gpu_util: ticks, lanes and util are read now; mem and power (sections 4–5, most of the
-   * bytes) when a query first asks for them (`GpuBlock.ensureMagnitudes`), through a fresh
-   * read of the header that must still describe the same source, else by parsing the
-   * partition again.
+   * gpu_util: ticks, lanes, util and util peaks are read now; mem and power (the last two
+   * sections, most of the bytes) when a query first asks for them
+   * (`GpuBlock.ensureMagnitudes`), through a fresh read of the header that must still
+   * describe the same source, else by parsing the partition again.
    */
   private async loadGpu(file: TailFile<never>): Promise<void> {
     const target = this.file("gpu_util", file.key);
     const expect = { size: file.size, mtimeMs: file.mtimeMs };
     const valid = (h: Header) => h.size === expect.size && h.mtimeMs === expect.mtimeMs && h.offset === expect.size;
+    /** Sections [from, to) of the entry, counted from its end when negative (mem and power are last). */
     const sections = async (from: number, to: number) => {
       const fh = await fs.promises.open(target, "r");
       try {
         const h = await readHead(fh);
-        if (!h || !valid(h.header) || h.header.sections.length !== 6) return null;
-        const a = await readSections(fh, h.header, h.offsets, from, to);
+        const n = h?.header.sections.length;
+        if (!h || !valid(h.header) || (n !== GPU_SECTIONS && n !== GPU_SECTIONS_NO_PEAKS)) return null;
+        const a = await readSections(fh, h.header, h.offsets, from < 0 ? n + from : from, to <= 0 ? n + to : to);
         return a ? { header: h.header, a } : null;
       } finally {
         await fh.close();
@@ -461,7 +475,7 @@ export class BinaryCache {
     };
     let head: Awaited<ReturnType<typeof sections>>;
     try {
-      head = await sections(0, 4);
+      head = await sections(0, -2);
     } catch {
       return;
     }
@@ -470,7 +484,7 @@ export class BinaryCache {
       const block = this.gpuFrom(head.header, head.a, {
         load: async () => {
           try {
-            const r = await sections(4, 6);
+            const r = await sections(-2, 0);
             return r ? { mem: r.a[0] as Int32Array, power: r.a[1] as Int16Array } : null;
           } catch (err) {
             // an entry removed since (a cleaned cache dir) is no surprise: parse the JSON
@@ -487,9 +501,9 @@ export class BinaryCache {
   }
 
   private gpuFrom(h: Header, a: TypedArray[], magnitudes: GpuMagnitudeSource): GpuBlock | null {
-    const [gTs, gStart, lane, util] = a;
+    const [gTs, gStart, lane, util, lo, hi, peak] = a;
     if (!gTs || !gStart || !lane || !util) return null;
-    const m = h.meta as { sorted: boolean; minTs: number | null; maxTs: number | null; lanes: [string, number][] };
+    const m = h.meta as { sorted: boolean; minTs: number | null; maxTs: number | null; lanes: [string, number][]; peaks?: { groupsPerChunk?: unknown } };
     const lanes = m.lanes.map(([node, gpu]) => this.dicts.laneId(node, gpu));
     // Local ids usually equal the store's (same first-seen order): keep the view then.
     const identity = lanes.every((id, i) => id === i);
@@ -498,7 +512,20 @@ export class BinaryCache {
       col = new Uint16Array(lane.length);
       for (let i = 0; i < lane.length; i++) col[i] = lanes[lane[i]!]!;
     }
-    return GpuBlock.restore({ gTs, gStart, lane: col, util }, m.sorted === true, lanes, m.minTs ?? Infinity, m.maxTs ?? -Infinity, magnitudes);
+    const block = GpuBlock.restore({ gTs, gStart, lane: col, util }, m.sorted === true, lanes, m.minTs ?? Infinity, m.maxTs ?? -Infinity, magnitudes);
+    const perChunk = m.peaks?.groupsPerChunk;
+    if (lo instanceof Float64Array && hi instanceof Float64Array && peak instanceof Int16Array && typeof perChunk === "number") {
+      // peaks by local lane id → by store lane id (the same matrix when the ids agree)
+      const U = lanes.length;
+      const W = lanes.reduce((w, id) => Math.max(w, id + 1), 0);
+      let byId = peak;
+      if (!identity) {
+        byId = new Int16Array(lo.length * W).fill(-1);
+        for (let c = 0; c < lo.length; c++) for (let i = 0; i < U; i++) byId[c * W + lanes[i]!] = peak[c * U + i]!;
+      }
+      block.keepUtilPeaks({ rows: block.rows, groupsPerChunk: perChunk, lanes: W, lo, hi, peak: byId });
+    }
+    return block;
   }
 
   /** Per metric: raw columns plus the folded (engine-level) parts, 7 sections. */

@@ -209,12 +209,13 @@ export interface UtilPeaks {
 }
 
 /**
- * Rows per lane a peak chunk aims at. Two keeps most of a bucket in whole chunks even at
- * 12 ticks a bucket (the 64-GPU util heatmap's 1200 buckets over 4 h): measured on the
- * bench runs, 2 / 4 / 8 rows a lane read the 64-GPU window in 4.8 / 5.3 / 6.9 ms (7.0 row by
- * row) and the 1024-GPU fleet band in 50 / 52 / 64 ms (106 row by row).
+ * Rows per lane a peak chunk aims at. Measured on the bench runs, 2 / 4 / 8 rows a lane read
+ * the 64-GPU util heatmap's window (1200 buckets over 4 h: 12 ticks a bucket) in 4.8 / 5.3 /
+ * 6.9 ms (7.0 row by row) and the 1024-GPU fleet band in 50 / 52 / 64 ms (106 row by row);
+ * at 4 the peaks take a sixth of the bytes of the lane and util columns they summarise (a
+ * 1024-GPU hour: 1.8 of 11 MB, kept in memory and in the binary cache), at 2 a third.
  */
-const PEAK_ROWS_PER_LANE = 2;
+const PEAK_ROWS_PER_LANE = 4;
 
 /** Build `UtilPeaks` over flat columns (`GpuBlock.flatUtil()`). */
 export function buildUtilPeaks(gTs: Float64Array, gStart: Uint32Array, lane: Uint16Array, util: Uint8Array, rows: number, lanes: number): UtilPeaks {
@@ -308,6 +309,20 @@ export class GpuBlock extends TickColumns {
     let lanes = 0;
     for (const l of this.lanes) if (l + 1 > lanes) lanes = l + 1;
     return (this.utilPeaksKept = buildUtilPeaks(f.gTs, f.gStart, f.lane, f.util, this.rows, lanes));
+  }
+
+  /**
+   * Keep `p` as the block's util peaks (the binary cache's, built when its entry was
+   * written) if it describes the block's rows: as many rows, whole chunks of the block's
+   * tick groups, a peak for every lane id of the block.
+   */
+  keepUtilPeaks(p: UtilPeaks): void {
+    const G = this.groups;
+    const C = p.lo.length;
+    const lanesOk = [...this.lanes].every((l) => l < p.lanes);
+    if (p.rows !== this.rows || !(p.groupsPerChunk >= 1) || !Number.isInteger(p.groupsPerChunk) || C !== Math.floor(G / p.groupsPerChunk)) return;
+    if (p.hi.length !== C || p.peak.length !== C * p.lanes || !lanesOk) return;
+    this.utilPeaksKept = p;
   }
 
   /** Make mem and power resident (a no-op unless the block came from the binary cache). */

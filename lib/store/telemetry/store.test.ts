@@ -313,6 +313,69 @@ describe("binary cache of closed partitions", () => {
     expect(await gpuSeries(s2, 90, 300, 4000, null)).toEqual(expected.lanes);
   });
 
+  it("keeps a gpu_util hour's util peaks with its util; an entry written before them still loads", async () => {
+    const rows = [];
+    for (let t = 0; t < 3000; t++)
+      for (const node of ["n2", "n1"]) for (let g = 0; g < 4; g++) rows.push({ ts: 100 + t + (node === "n2" ? 0.5 : 0), node, gpu: g, util: (t * 13 + g * 7) % 101, mem_mb: 1000 + g, power_w: 100 + (t % 300) });
+    [rows[800], rows[2000]] = [rows[2000]!, rows[800]!]; // ticks out of order
+    const b = run().gpu(...rows);
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const cached = () => openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    await cached().gpuUtil.window(null, null);
+    await flushBinaryCache();
+    const file = path.join(cacheDir, "gpu_util", `${partitionKey(100)}.bin`);
+    const fromJson = open(b);
+    const windows: [number, number, number][] = [
+      [90, 3200, 50],
+      [612.25, 2400, 333],
+      [1000, 1010, 3],
+    ];
+    const expected = await Promise.all(windows.map(([t0, t1, X]) => heatmap(fromJson, "util", t0, t1, X, null)));
+    const views = async (s: ReturnType<typeof cached>) => {
+      for (const [i, [t0, t1, X]] of windows.entries()) expect(await heatmap(s, "util", t0, t1, X, null), `${t0}–${t1}`).toEqual(expected[i]);
+    };
+
+    // peaks from the entry, on the first ask; lane ids that differ from the writer's are mapped
+    for (const otherIdsFirst of [false, true]) {
+      const s = cached();
+      if (otherIdsFirst) s.dicts.laneId("n0", 9);
+      const [blk] = await s.gpuUtil.window(null, null);
+      const peaks = blk!.utilPeaks();
+      expect(peaks).not.toBeNull();
+      expect(peaks!.groupsPerChunk).toBeGreaterThan(1);
+      await views(s);
+    }
+
+    // the same entry without its three peak sections, as written before them
+    const buf = fs.readFileSync(file);
+    const hl = buf.readUInt32LE(0);
+    const header = JSON.parse(buf.toString("utf8", 4, 4 + hl)) as { sections: [string, number][]; meta: Record<string, unknown> };
+    expect(header.sections).toHaveLength(9);
+    const size: Record<string, number> = { f64: 8, u32: 4, u16: 2, u8: 1, i32: 4, i16: 2 };
+    const pad8 = (n: number) => (n + 7) & ~7;
+    let at = pad8(4 + hl);
+    const bytes = header.sections.map(([kind, n]) => {
+      const piece = buf.subarray(at, at + pad8(n * size[kind]!));
+      at += pad8(n * size[kind]!);
+      return piece;
+    });
+    const keep = [0, 1, 2, 3, 7, 8];
+    delete header.meta.peaks;
+    const oldHeader = Buffer.from(JSON.stringify({ ...header, sections: keep.map((i) => header.sections[i]) }));
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(oldHeader.length, 0);
+    const head = Buffer.concat([len, oldHeader]);
+    fs.writeFileSync(file, Buffer.concat([head, Buffer.alloc(pad8(head.length) - head.length), ...keep.map((i) => bytes[i]!)]));
+    const s = cached();
+    const [blk] = await s.gpuUtil.window(null, null);
+    expect(blk!.mem.length).toBe(0); // adopted from the entry (mem left on disk), not parsed
+    expect(blk!.utilPeaks()).toBeNull(); // built when asked again
+    await views(s);
+    expect(blk!.utilPeaks()).not.toBeNull();
+    expect(await heatmap(s, "mem_mb", 90, 3200, 50, null)).toEqual(await heatmap(fromJson, "mem_mb", 90, 3200, 50, null));
+  });
+
   it("cachedWindow adopts the cached closed partitions of a window and parses nothing", async () => {
     const H = 3600;
     const b = run()
