@@ -42,6 +42,16 @@ function rng(seed: number) {
 const H = 3600;
 const T0 = 1_000_000 * H; // an hour boundary
 
+/** A run of these GPU rows whose closed hours are in a fresh binary cache dir. */
+async function gpuRunCached(rows: readonly GpuRow[]): Promise<{ b: RunBuilder; cacheDir: string }> {
+  const b = run().gpu(...rows);
+  const cacheDir = makeTmpDir("rlboard-cache-");
+  dirs.push(cacheDir);
+  await open(b, cacheDir).gpuUtil.window(null, null);
+  await flushBinaryCache();
+  return { b, cacheDir };
+}
+
 /** Several hours of nested train phases on 2 nodes × 4 GPUs, rollout-manager events, open markers. */
 function phaseRun(seed: number): RunBuilder {
   const r = rng(seed);
@@ -328,11 +338,7 @@ describe("lowest_util outliers", () => {
         for (let g = 0; g < 4; g++) if (r() < 0.9) rows.push({ ts: t + (g === 3 ? 0.5 : 0), node, gpu: g, util: Math.floor(r() * 101), mem_mb: 1, power_w: 2 });
     // a few rows filed out of time order
     for (let i = 0; i + 30 < rows.length; i += 211) [rows[i], rows[i + 30]] = [rows[i + 30]!, rows[i]!];
-    const b = run().gpu(...rows);
-    const cacheDir = makeTmpDir("rlboard-cache-");
-    dirs.push(cacheDir);
-    await open(b, cacheDir).gpuUtil.window(null, null);
-    await flushBinaryCache();
+    const { b, cacheDir } = await gpuRunCached(rows);
     const cached = open(b, cacheDir);
     const blocks = await cached.gpuUtil.window(null, null);
     expect(blocks.some((x) => x.flatUtil() !== null)).toBe(true);
@@ -386,11 +392,7 @@ describe("util heatmap and fleet band from kept util peaks", () => {
       for (const [n, node] of ["10.0.0.2", "10.0.0.1", "10.0.0.3"].entries())
         for (let g = 0; g < 4; g++) if (r() < 0.93) rows.push({ ts: t + n * 0.25, node, gpu: g, util: Math.floor(r() * 101), mem_mb: 1, power_w: 2 });
     for (let i = 0; i + 40 < rows.length; i += 997) [rows[i], rows[i + 40]] = [rows[i + 40]!, rows[i]!];
-    const b = run().gpu(...rows);
-    const cacheDir = makeTmpDir("rlboard-cache-");
-    dirs.push(cacheDir);
-    await open(b, cacheDir).gpuUtil.window(null, null);
-    await flushBinaryCache();
+    const { b, cacheDir } = await gpuRunCached(rows);
     /** The heatmap's bytes computed from the rows themselves (rows in laneIndex order). */
     const oracle = (lanes: readonly { node: string; gpu: number }[], t0: number, t1: number, X: number) => {
       const best = new Map<string, number>();

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { hourStartOfKey, partitionKey } from "@/lib/store/format";
-import { makeTmpDir, phase, RunBuilder } from "@/lib/store/telemetry/testing";
+import { makeTmpDir, phase, RunBuilder, type GpuRow } from "@/lib/store/telemetry/testing";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { heatmap } from "@/lib/timeline/heatmap";
 import { gpuSeries } from "@/lib/timeline/gpu";
@@ -278,14 +278,20 @@ describe("binary cache of closed partitions", () => {
     for (let i = 0; i < 200 && !fs.existsSync(p); i++) await new Promise((r) => setTimeout(r, 10));
   }
 
-  it("reads a cached gpu_util hour's mem and power only when a query needs them, from the cache or the JSON", async () => {
-    const rows = Array.from({ length: 600 }, (_, i) => ({ ts: 100 + Math.floor(i / 4), node: `n${i % 2}`, gpu: i % 4, util: (i * 7) % 101, mem_mb: 1000 + i, power_w: 100 + (i % 300) }));
+  /** A run of these GPU rows, its closed hours written to a fresh cache dir, and a store opener over both. */
+  async function gpuRunCached(rows: readonly GpuRow[]) {
     const b = run().gpu(...rows);
     const cacheDir = makeTmpDir("rlboard-cache-");
     dirs.push(cacheDir);
     const cached = () => openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
     await cached().gpuUtil.window(null, null);
     await flushBinaryCache();
+    return { b, cacheDir, cached };
+  }
+
+  it("reads a cached gpu_util hour's mem and power only when a query needs them, from the cache or the JSON", async () => {
+    const rows = Array.from({ length: 600 }, (_, i) => ({ ts: 100 + Math.floor(i / 4), node: `n${i % 2}`, gpu: i % 4, util: (i * 7) % 101, mem_mb: 1000 + i, power_w: 100 + (i % 300) }));
+    const { b, cacheDir, cached } = await gpuRunCached(rows);
     const key = partitionKey(100);
     expect(fs.existsSync(path.join(cacheDir, "gpu_util", `${key}.bin`))).toBe(true);
     const fromJson = open(b);
@@ -318,12 +324,7 @@ describe("binary cache of closed partitions", () => {
     for (let t = 0; t < 3000; t++)
       for (const node of ["n2", "n1"]) for (let g = 0; g < 4; g++) rows.push({ ts: 100 + t + (node === "n2" ? 0.5 : 0), node, gpu: g, util: (t * 13 + g * 7) % 101, mem_mb: 1000 + g, power_w: 100 + (t % 300) });
     [rows[800], rows[2000]] = [rows[2000]!, rows[800]!]; // ticks out of order
-    const b = run().gpu(...rows);
-    const cacheDir = makeTmpDir("rlboard-cache-");
-    dirs.push(cacheDir);
-    const cached = () => openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
-    await cached().gpuUtil.window(null, null);
-    await flushBinaryCache();
+    const { b, cacheDir, cached } = await gpuRunCached(rows);
     const file = path.join(cacheDir, "gpu_util", `${partitionKey(100)}.bin`);
     const fromJson = open(b);
     const windows: [number, number, number][] = [
