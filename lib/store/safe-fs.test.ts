@@ -79,6 +79,29 @@ describe("RunFs: nothing resolving outside the run directory is opened", () => {
     expect(await fsys.readdir("missing")).toEqual([]);
   });
 
+  test("a listing with stats has the listing's names, each with the stat of what it resolves to", async () => {
+    fs.symlinkSync(path.join(outside, "private.jsonl"), path.join(run, "trajectory", "0.jsonl"));
+    fs.symlinkSync("1.jsonl", path.join(run, "trajectory", "3.jsonl"));
+    fs.symlinkSync(path.join(run, "nope"), path.join(run, "trajectory", "4.jsonl"));
+    fs.symlinkSync("/etc/passwd", path.join(run, "trajectory", "5.jsonl"));
+    fs.writeFileSync(path.join(run, "trajectory", "6.jsonl"), "six bytes\n".repeat(3));
+    fs.mkdirSync(path.join(run, "trajectory", "7.jsonl"));
+    fs.symlinkSync(outside, path.join(run, "tokenizer"));
+    const fsys = new RunFs(run);
+    const listed = await fsys.statEntries("trajectory");
+    expect([...listed.keys()].sort()).toEqual((await fsys.readdir("trajectory")).sort());
+    expect([...listed.keys()].sort()).toEqual(["1.jsonl", "3.jsonl", "6.jsonl", "7.jsonl"]);
+    for (const [name, st] of listed) {
+      const one = (await fsys.statOrNull(`trajectory/${name}`))!;
+      expect([st.size, st.ino, st.mtimeMs, st.isFile()], name).toEqual([one.size, one.ino, one.mtimeMs, one.isFile()]);
+    }
+    expect(listed.get("3.jsonl")!.ino).toBe(listed.get("1.jsonl")!.ino); // the link's target, not the link
+    expect(listed.get("6.jsonl")!.size).toBe(30);
+    expect(listed.get("7.jsonl")!.isFile()).toBe(false);
+    expect((await fsys.statEntries("tokenizer")).size).toBe(0);
+    expect((await fsys.statEntries("missing")).size).toBe(0);
+  });
+
   test("a missing file keeps its OS error", async () => {
     const err = await new RunFs(run).readFile("trajectory/9.jsonl").catch((e: unknown) => e);
     expect((err as NodeJS.ErrnoException).code).toBe("ENOENT");

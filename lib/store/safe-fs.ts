@@ -230,6 +230,54 @@ export class RunFs {
     }
     return out;
   }
+
+  /**
+   * `readdir` with the `stat` of what each listed entry resolves to: the same names, each
+   * with the stat `statOrNull` gives it (an entry that vanished since the listing is left
+   * out). The directory is resolved once and each entry `lstat`ed: one that is not a
+   * symlink is inside the run directory as its real directory is, so that is its stat —
+   * no `realpath` each; a symlink is resolved and checked as `stat` does. (#20: a stream's re-stat of a
+   * 1024-GPU day's 24 hour files spent ~0.4 ms of the event loop a file in realpath and
+   * stat, every 2 s a stream was read.)
+   */
+  async statEntries(rel: string): Promise<Map<string, fs.Stats>> {
+    const out = new Map<string, fs.Stats>();
+    let real: string;
+    try {
+      real = await this.resolve(rel);
+    } catch (err) {
+      if (isMissing(err)) return out;
+      if (isOutside(err)) {
+        this.warnOnce(`${relName(rel)}/`, "points outside the run directory; ignored");
+        return out;
+      }
+      throw err;
+    }
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(real);
+    } catch (err) {
+      if (isMissing(err)) return out;
+      throw err;
+    }
+    const stats = await Promise.all(
+      names.map(async (name): Promise<fs.Stats | null> => {
+        let st: fs.Stats;
+        try {
+          st = await fs.promises.lstat(path.join(real, name));
+        } catch (err) {
+          if (isMissing(err)) return null; // gone since the listing
+          throw err;
+        }
+        return st.isSymbolicLink() ? this.statOrNull(path.join(rel, name)) : st;
+      }),
+    );
+    names.forEach((name, i) => {
+      const st = stats[i];
+      if (st) out.set(name, st);
+    });
+    return out;
+  }
 }
 
 const warned = new Set<string>();

@@ -105,10 +105,13 @@ export class PartitionedStream<B> {
 
   private async doRefresh(): Promise<void> {
     const dir = path.join(this.root, this.name);
+    const fsys = this.opts.fsys;
+    // Confined: the hour files' stats come with the listing (RunFs.statEntries).
+    let listed: Map<string, FileStat> | null = null;
     let names: string[] = [];
     try {
-      const fsys = this.opts.fsys;
-      names = fsys ? await fsys.readdir(fsys.relOf(dir)) : await fs.promises.readdir(dir);
+      if (fsys) names = [...(listed = await fsys.statEntries(fsys.relOf(dir))).keys()];
+      else names = await fs.promises.readdir(dir);
     } catch {
       names = [];
     }
@@ -122,7 +125,9 @@ export class PartitionedStream<B> {
       ["legacy", path.join(this.root, `${this.name}.jsonl`), null],
       ...keys.map((k): [string, string, number | null] => [k, path.join(dir, `${k}.jsonl`), hourStartOfKey(k)]),
     ];
-    const stats = await Promise.all(candidates.map(([, p]) => statFile(this.opts.fsys, p).catch(() => null)));
+    const stats = await Promise.all(
+      candidates.map(([key, p]) => (listed && key !== "legacy" ? Promise.resolve(listed.get(`${key}.jsonl`) ?? null) : statFile(fsys, p).catch(() => null))),
+    );
     const ordered: TailFile<B>[] = [];
     candidates.forEach(([key, p, hs], i) => {
       const st = stats[i];
