@@ -132,7 +132,9 @@ export function maxUtilByBucket(b: GpuBlock, t0: number, t1: number, X: number, 
   const { gTs, gStart, lane, util } = f;
   const G = gTs.length;
   const rows = b.rows;
-  const peaks = b.utilPeaks();
+  const kept = b.utilPeaks();
+  // (a matrix narrower than the block's peaks cannot take their rows)
+  const peaks = kept && kept.lanes <= L ? kept : null;
   const K = peaks ? peaks.groupsPerChunk : G + 1;
   const C = peaks ? peaks.lo.length : 0;
   const [g0, g1] = b.groupRange(t0, t1);
