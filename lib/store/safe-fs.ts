@@ -199,24 +199,9 @@ export class RunFs {
    * resolves outside, lists as empty.
    */
   async readdir(rel: string): Promise<string[]> {
-    let real: string;
-    try {
-      real = await this.resolve(rel);
-    } catch (err) {
-      if (isMissing(err)) return [];
-      if (isOutside(err)) {
-        this.warnOnce(`${relName(rel)}/`, "points outside the run directory; ignored");
-        return [];
-      }
-      throw err;
-    }
-    let entries: fs.Dirent[];
-    try {
-      entries = await fs.promises.readdir(real, { withFileTypes: true });
-    } catch (err) {
-      if (isMissing(err)) return [];
-      throw err;
-    }
+    const dir = await this.dirEntries(rel);
+    if (!dir) return [];
+    const { real, entries } = dir;
     const root = this.root();
     const out: string[] = [];
     for (const e of entries) {
@@ -242,24 +227,10 @@ export class RunFs {
    */
   async statEntries(rel: string): Promise<Map<string, fs.Stats>> {
     const out = new Map<string, fs.Stats>();
-    let real: string;
-    try {
-      real = await this.resolve(rel);
-    } catch (err) {
-      if (isMissing(err)) return out;
-      if (isOutside(err)) {
-        this.warnOnce(`${relName(rel)}/`, "points outside the run directory; ignored");
-        return out;
-      }
-      throw err;
-    }
-    let names: string[];
-    try {
-      names = await fs.promises.readdir(real);
-    } catch (err) {
-      if (isMissing(err)) return out;
-      throw err;
-    }
+    const dir = await this.dirEntries(rel);
+    if (!dir) return out;
+    const { real } = dir;
+    const names = dir.entries.map((e) => e.name);
     const stats = await Promise.all(
       names.map(async (name): Promise<fs.Stats | null> => {
         let st: fs.Stats;
@@ -277,6 +248,30 @@ export class RunFs {
       if (st) out.set(name, st);
     });
     return out;
+  }
+
+  /**
+   * Directory `rel` resolved and listed, or null when it is missing or resolves outside
+   * the run directory (logged once): what `readdir` and `statEntries` list.
+   */
+  private async dirEntries(rel: string): Promise<{ real: string; entries: fs.Dirent[] } | null> {
+    let real: string;
+    try {
+      real = await this.resolve(rel);
+    } catch (err) {
+      if (isMissing(err)) return null;
+      if (isOutside(err)) {
+        this.warnOnce(`${relName(rel)}/`, "points outside the run directory; ignored");
+        return null;
+      }
+      throw err;
+    }
+    try {
+      return { real, entries: await fs.promises.readdir(real, { withFileTypes: true }) };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
   }
 }
 
