@@ -319,10 +319,11 @@ async function utilMaxima(store: MetricStore, t0: number, t1: number, X: number)
   const blocks = await store.gpuUtil.window(t0, t1);
   const L = store.dicts.laneKeys.values.length;
   const maxima = new Int16Array(X * L).fill(-1);
+  const bucket = bucketFn(t0, t1, X);
   const pause = timeSlicer();
   for (const b of blocks) {
     await pause();
-    maxUtilByBucket(b, t0, t1, X, maxima, L);
+    maxUtilByBucket(b, t0, t1, bucket, maxima, L);
   }
   return { maxima, L };
 }

@@ -160,12 +160,15 @@ describe("maxUtilByBucket", () => {
     return { block, rows };
   }
 
+  /** The views' bucket of ts in [t0, t1] split into X (lib/timeline/heatmap.ts). */
+  const bucketOf = (t0: number, t1: number, X: number) => (ts: number) => Math.min(X - 1, Math.max(0, Math.trunc(((ts - t0) / (t1 - t0)) * X)));
+
   /** Row by row, as the definition reads. */
   function oracle(rows: readonly { ts: number; lane: number; util: number }[], t0: number, t1: number, X: number, L: number): Int16Array {
     const m = new Int16Array(X * L).fill(-1);
     for (const { ts, lane, util } of rows) {
       if (!(ts >= t0 && ts <= t1)) continue;
-      const at = Math.min(X - 1, Math.max(0, Math.floor(((ts - t0) / (t1 - t0)) * X))) * L + lane;
+      const at = bucketOf(t0, t1, X)(ts) * L + lane;
       if (util > m[at]!) m[at] = util;
     }
     return m;
@@ -194,13 +197,13 @@ describe("maxUtilByBucket", () => {
         const b = i % 10 === 0 ? hi : a + 0.5 + r() * (hi - a + 5);
         const X = [1, 3, 17, 40, 600][i % 5]!;
         const got = new Int16Array(X * 10).fill(-1);
-        maxUtilByBucket(block, a, b, X, got, 10);
+        maxUtilByBucket(block, a, b, bucketOf(a, b, X), got, 10);
         expect(got, `window ${a}–${b}, X=${X}`).toEqual(oracle(rows, a, b, X, 10));
         if (peaks) {
           // the same window without peaks (a fresh block) agrees too, so the comparison above covered the peaks
           const fresh = flatBlock(seed, groups, nonFinite).block;
           const raw = new Int16Array(X * 10).fill(-1);
-          maxUtilByBucket(fresh, a, b, X, raw, 10);
+          maxUtilByBucket(fresh, a, b, bucketOf(a, b, X), raw, 10);
           expect(raw).toEqual(got);
           viaPeaks++;
         }

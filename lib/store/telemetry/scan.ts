@@ -106,19 +106,18 @@ function rowRuns<B extends TickColumns>(blocks: readonly B[], lo: number, hi: nu
 /**
  * MAX util per (bucket, lane id) over the rows of `b` with t0 ≤ ts ≤ t1, into `maxima`
  * (cell k·L + lane id, −1 where no row landed yet; L above every lane id of the block),
- * bucket k = min(X − 1, max(0, ⌊(ts − t0) / (t1 − t0) · X⌋)) — the fleet band's and the
- * util heatmap's cells (docs/api.md 8.9, 8.10). A flat block whose `UtilPeaks` are kept reads
- * each chunk of tick groups that lies in the window and inside one bucket as its peaks
- * (the bucket is monotonic in ts, so a chunk whose lowest and highest ticks share a bucket
+ * bucket k = `bucket(ts)`, which must not decrease as ts grows (the caller's bucket
+ * geometry: the fleet band's and the util heatmap's cells, docs/api.md 8.9, 8.10). A flat
+ * block whose `UtilPeaks` are kept reads each chunk of tick groups that lies in the window
+ * and inside one bucket as its peaks (a chunk whose lowest and highest ticks share a bucket
  * lies in it whole); every other group is read row by row. Both give the same maxima.
  */
-export function maxUtilByBucket(b: GpuBlock, t0: number, t1: number, X: number, maxima: Int16Array, L: number): void {
+export function maxUtilByBucket(b: GpuBlock, t0: number, t1: number, bucket: (ts: number) => number, maxima: Int16Array, L: number): void {
   if (b.rows === 0 || b.maxTs < t0 || b.minTs > t1) return;
-  const span = t1 - t0;
   const f = b.flatUtil();
   if (!f) {
     forEachTickRun([b], t0, t1, (blk, ts, c, from, to) => {
-      const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - t0) / span) * X))) * L;
+      const base = bucket(ts) * L;
       const lane = blk.lane.chunks[c]!;
       const util = blk.util.chunks[c]!;
       for (let o = from; o < to; o++) {
@@ -145,8 +144,8 @@ export function maxUtilByBucket(b: GpuBlock, t0: number, t1: number, X: number, 
       const lo = peaks.lo[c]!;
       const hi = peaks.hi[c]!;
       if (lo >= t0 && hi <= t1) {
-        const k = Math.min(X - 1, Math.max(0, Math.floor(((lo - t0) / span) * X)));
-        if (k === Math.min(X - 1, Math.max(0, Math.floor(((hi - t0) / span) * X)))) {
+        const k = bucket(lo);
+        if (k === bucket(hi)) {
           const { peak, lanes } = peaks;
           const base = k * L;
           const from = c * lanes;
@@ -161,7 +160,7 @@ export function maxUtilByBucket(b: GpuBlock, t0: number, t1: number, X: number, 
     }
     const ts = gTs[g]!;
     if (ts >= t0 && ts <= t1) {
-      const base = Math.min(X - 1, Math.max(0, Math.floor(((ts - t0) / span) * X))) * L;
+      const base = bucket(ts) * L;
       const end = g + 1 < G ? gStart[g + 1]! : rows;
       for (let r = gStart[g]!; r < end; r++) {
         const at = base + lane[r]!;
