@@ -90,6 +90,28 @@ describe("jsonSafeStringifyAsync", () => {
     }
   });
 
+  it("writes series of numbers (long, short, typed, with a stray non-number) with the one-shot text", async () => {
+    const ms = (i: number) => 1763985573 + i * 0.997 + (i % 5) / 1000;
+    const series = Array.from({ length: 6 }, (_, s) => ({
+      addr: `10.0.0.${s}:30000`,
+      labels: { dp_rank: String(s) },
+      ts: s % 2 ? Float64Array.from({ length: 3000 }, (_, i) => Math.round(ms(i) * 1000) / 1000) : Array.from({ length: 3000 }, (_, i) => Math.round(ms(i) * 1000) / 1000),
+      value: Array.from({ length: 3000 }, (_, i) => (i % 97 ? i * 0.25 : NaN)),
+    }));
+    const long = Array.from({ length: 40_000 }, (_, i) => i / 8);
+    const stray = [...long.slice(0, 20_000), null, ...long.slice(20_000)];
+    const lanes = Object.fromEntries(
+      Array.from({ length: 4 }, (_, l) => [`n${l}:0`, { ts: new Float64Array(20_000).map((_, i) => 1.7e9 + i + l / 1000), util: new Uint8Array(20_000).fill(l * 30), mem_mb: new Int32Array(20_000).fill(-l) }]),
+    );
+    const values = [{ series }, { long, stray, short: [1.5, 2], empty: [], f32: new Float32Array([0.1, NaN, 3]) }, { lanes }, [series[0], [long.slice(0, 40)]]];
+    for (const v of values) {
+      const want = jsonSafeStringify(v);
+      expect(await jsonSafeStringifyAsync(v)).toBe(want);
+      expect(await jsonSafeStringifyAsync(v, 0)).toBe(want);
+      expect(await jsonSafeStringifyAsync(v, 8, 1)).toBe(want);
+    }
+  });
+
   it("gives the event loop a turn while it writes a large answer", async () => {
     let turns = 0;
     let stop = false;

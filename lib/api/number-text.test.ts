@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { isNumberRun, numbersText } from "@/lib/api/number-text";
+
+/** What JSON.stringify writes for the same numbers (the oracle). */
+const native = (xs: ArrayLike<number>) => JSON.stringify(Array.from(xs)).slice(1, -1);
+
+/** A deterministic stream of doubles (xorshift), so a failure names its input. */
+function rng(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 2 ** 32;
+  };
+}
+
+describe("numbersText", () => {
+  it("writes every kind of double exactly as JSON.stringify does", () => {
+    const r = rng(7);
+    const f64 = new Float64Array(1);
+    const u32 = new Uint32Array(f64.buffer);
+    const xs: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      u32[0] = r() * 2 ** 32;
+      u32[1] = r() * 2 ** 32;
+      xs.push(f64[0]!); // any bit pattern: NaN, subnormals, huge
+    }
+    for (let i = 0; i < 20_000; i++) xs.push(Math.round((r() - 0.3) * 2 ** (r() * 45)) / 1000); // millisecond decimals of every size
+    for (let i = 0; i < 20_000; i++) xs.push(1763985573 + Math.round(r() * 1e7) / 1000, Math.round(r() * 1e6) / 100, (r() * 2 ** 31) | 0, r() * 100);
+    xs.push(0, -0, NaN, Infinity, -Infinity, 2 ** 31, 2 ** 31 - 1, -(2 ** 31), -(2 ** 31) + 1, 2147483647.999, 2147483647.9995, 1e21, 1e-7, 5e-324);
+    xs.push(0.1 + 0.2, 1.005, 0.001, -0.001, 0.0005, 999.999, 9.999, 9.9995, 10, 100.1, 100.01, 2 ** 53, 2 ** 53 + 2, 1e9, 999999999.999, 0.01, 0.1, 0.5);
+    expect(numbersText(xs)).toBe(native(xs));
+  });
+
+  it("writes typed arrays of every number kind, and slices of them", () => {
+    const r = rng(11);
+    const kinds = [Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array];
+    for (const K of kinds) {
+      const a = new K(3000);
+      for (let i = 0; i < a.length; i++) a[i] = (r() - 0.5) * 2 ** 33 * (i % 3 === 0 ? 1e-6 : 1);
+      expect(numbersText(a), K.name).toBe(native(a));
+      expect(numbersText(a, 17, 1234), K.name).toBe(native(a.subarray(17, 1234)));
+    }
+    expect(numbersText([1, 2, 3], 2, 2)).toBe("");
+  });
+
+  it("answers null for a run holding anything but numbers", () => {
+    expect(numbersText([1, null, 2])).toBeNull();
+    expect(numbersText([1, "2", 3])).toBeNull();
+    expect(numbersText([1, undefined, 3])).toBeNull();
+    expect(numbersText([1, null, 2], 2, 3)).toBe("2");
+  });
+
+  it("keeps no state between calls: a long run, then a short one, then a long one", () => {
+    const long = Array.from({ length: 200_000 }, (_, i) => 1763985573 + i / 1000);
+    expect(numbersText(long)).toBe(native(long));
+    expect(numbersText([5, 6])).toBe("5,6");
+    expect(numbersText(long, 5, 100_005)).toBe(native(long.slice(5, 100_005)));
+  });
+});
+
+describe("isNumberRun", () => {
+  it("takes number typed arrays and arrays that start and end with a number", () => {
+    expect(isNumberRun(new Float32Array(2))).toBe(true);
+    expect(isNumberRun([1, "a", 2])).toBe(true); // numbersText then answers null
+    expect(isNumberRun(new BigInt64Array(2))).toBe(false);
+    expect(isNumberRun(new DataView(new ArrayBuffer(4)))).toBe(false);
+    expect(isNumberRun([])).toBe(false);
+    expect(isNumberRun(["a", 1])).toBe(false);
+    expect(isNumberRun({ 0: 1, length: 1 })).toBe(false);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The JSON text of a run of numbers, character for character what `JSON.stringify` writes
+ * for them (non-finite → `null`, −0 → `0`), joined by commas without brackets.
+ *
+ * Why: an answer's series are mostly timestamps in seconds with millisecond decimals
+ * (1763985573.006). V8 writes each through its shortest-round-trip conversion, ~160 ns a
+ * number on this project's 2-core machines: 20 of the 29 ms a 32-lane GPU window's 3.5 MB
+ * of JSON took (#20, docs/bench.md "2026-12-07 b"). Such a number is an integer count of
+ * milliseconds `k`, and its shortest text is `k / 1000` written out with the trailing zeros
+ * of the fraction dropped — digits this writer produces with integer arithmetic.
+ *
+ * Why that text is JSON's (ECMA-262 Number::toString): for `x` = the double nearest to
+ * k/1000 with |x| < 2^31, the decimal D = k/1000 rounds to `x`; every other decimal with as
+ * many or fewer significant digits lies ≥ 0.001 from D (its last digit is at D's place or
+ * above, and D's last nonzero digit is not a multiple of the coarser step), while two
+ * decimals that both round to `x` lie within one ulp(x) ≤ 2^-21 of each other. So D is the
+ * unique shortest decimal of `x`, and JSON writes it in plain notation (0.001 ≤ |x| < 1e21).
+ * Every other number (more decimals, larger magnitudes, NaN) is written by `String(x)`.
+ */
+
+/** Output scratch, reused by every call (the writer never yields while it holds it). */
+let out = Buffer.allocUnsafe(64 * 1024);
+/** A scratch grown past this is dropped after the call (callers cut runs of numbers well below). */
+const KEEP_BYTES = 4 << 20;
+
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+/** Bytes one number can take: "-" 10 digits "." 3 digits, or String(x) of any double (≤ 24) and a comma. */
+const MAX_NUMBER_BYTES = 32;
+const INT_LIMIT = 2 ** 31;
+/** "00" … "99": two digits a division. */
+const PAIRS = Uint8Array.from({ length: 200 }, (_, i) => ZERO + (i & 1 ? (i >> 1) % 10 : ((i >> 1) / 10) | 0));
+
+/**
+ * `values[from..to)` as JSON numbers joined by commas, or null when an element is not a
+ * number (an array holding null, strings, objects: the caller writes it another way).
+ */
+export function numbersText(values: ArrayLike<unknown>, from = 0, to = values.length): string | null {
+  if (to <= from) return "";
+  const need = (to - from) * MAX_NUMBER_BYTES;
+  if (out.length < need) out = Buffer.allocUnsafe(need);
+  const b = out;
+  let at = 0;
+  for (let i = from; i < to; i++) {
+    const x = values[i];
+    if (typeof x !== "number") return null;
+    if (i > from) b[at++] = COMMA;
+    // One loop body, no calls on the common path (V8 did not inline a per-number helper
+    // in the server's bundle: 43 ns a number there against ~20 in a test process).
+    let v: number;
+    let frac = 0;
+    if ((x | 0) === x && x >= 0) v = x; // a count, a percentage, MB (−0 included: "0")
+    else {
+      const ax = x < 0 ? -x : x;
+      const k = Math.round(ax * 1000);
+      if (!(ax < INT_LIMIT && k / 1000 === ax)) {
+        at = writeOther(b, at, x);
+        continue;
+      }
+      if (x < 0) b[at++] = MINUS;
+      v = Math.floor(k / 1000);
+      frac = k - v * 1000;
+    }
+    const end = at + (v < 1e5 ? (v < 100 ? (v < 10 ? 1 : 2) : v < 1e3 ? 3 : v < 1e4 ? 4 : 5) : v < 1e7 ? (v < 1e6 ? 6 : 7) : v < 1e8 ? 8 : v < 1e9 ? 9 : 10);
+    let p = end;
+    while (v >= 100) {
+      const q = (v / 100) | 0;
+      const r = (v - q * 100) << 1;
+      b[--p] = PAIRS[r + 1]!;
+      b[--p] = PAIRS[r]!;
+      v = q;
+    }
+    if (v >= 10) {
+      b[--p] = PAIRS[(v << 1) + 1]!;
+      b[--p] = PAIRS[v << 1]!;
+    } else b[--p] = ZERO + v;
+    at = end;
+    if (frac !== 0) {
+      // milliseconds: up to three digits, trailing zeros dropped
+      b[at++] = DOT;
+      const d1 = (frac / 100) | 0;
+      const rest = frac - d1 * 100;
+      const d2 = (rest / 10) | 0;
+      const d3 = rest - d2 * 10;
+      b[at++] = ZERO + d1;
+      if (d2 !== 0 || d3 !== 0) b[at++] = ZERO + d2;
+      if (d3 !== 0) b[at++] = ZERO + d3;
+    }
+  }
+  const text = b.toString("latin1", 0, at);
+  if (b.length > KEEP_BYTES) out = Buffer.allocUnsafe(64 * 1024);
+  return text;
+}
+
+/** Whether `v` is a typed array of numbers (not BigInt) or an array that starts and ends with a number. */
+export function isNumberRun(v: unknown): v is ArrayLike<number> {
+  if (ArrayBuffer.isView(v)) return !(v instanceof DataView) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array);
+  if (!Array.isArray(v) || v.length === 0) return false;
+  return typeof v[0] === "number" && typeof v[v.length - 1] === "number";
+}
+
+/** Any other number, as JSON writes it. */
+function writeOther(b: Buffer, at: number, x: number): number {
+  const s = Number.isFinite(x) ? String(x) : "null";
+  for (let j = 0; j < s.length; j++) b[at++] = s.charCodeAt(j);
+  return at;
+}
