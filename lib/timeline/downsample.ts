@@ -42,10 +42,18 @@ export function minMaxIndices(values: ArrayLike<number>, M: number): number[] | 
     if (hi <= lo) continue;
     let iMin = lo;
     let iMax = lo;
+    let vMin = values[lo]!;
+    let vMax = vMin;
     for (let i = lo + 1; i < hi; i++) {
       const v = values[i]!;
-      if (v < values[iMin]!) iMin = i;
-      if (v > values[iMax]!) iMax = i;
+      if (v < vMin) {
+        vMin = v;
+        iMin = i;
+      }
+      if (v > vMax) {
+        vMax = v;
+        iMax = i;
+      }
     }
     if (iMin < iMax) out.push(iMin, iMax);
     else if (iMax < iMin) out.push(iMax, iMin);

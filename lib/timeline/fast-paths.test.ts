@@ -11,12 +11,13 @@
  *  - the util heatmap and the fleet band read from kept util peaks vs row by row.
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openMetricStore, type MetricStore, type PhaseEvent } from "@/lib/store/telemetry";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
 import { makeTmpDir, phase, RunBuilder, type EngineRow, type GpuRow } from "@/lib/store/telemetry/testing";
 import { engineParts } from "@/lib/timeline/engine";
+import { gpuSeries } from "@/lib/timeline/gpu";
 import { fleet, heatmap, IDLE_PHASES } from "@/lib/timeline/heatmap";
 import { resolveLanes } from "@/lib/timeline/lanes";
 import { outliers } from "@/lib/timeline/outliers";
@@ -430,6 +431,67 @@ describe("util heatmap and fleet band from kept util peaks", () => {
       // the repeats above went through the kept peaks
       const blocks = await store.gpuUtil.window(null, null);
       expect(blocks.filter((x) => x.utilPeaks() !== null).length).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
+
+describe("GPU lanes read by lane", () => {
+  it("give every window and selection the rows a pass over all the rows gives", async () => {
+    const r = rng(23);
+    const rows: GpuRow[] = [];
+    for (let t = T0 + 2; t < T0 + 3 * H - 2; t += 2)
+      for (const node of ["10.0.0.3", "10.0.0.1", "10.0.0.2"])
+        for (let g = 0; g < 4; g++) {
+          if (r() < 0.07) continue; // a lane missing from a tick
+          const row = { ts: t + (node === "10.0.0.2" ? 0.125 : 0), node, gpu: g, util: Math.floor(r() * 101), mem_mb: Math.floor(r() * 80_000), power_w: Math.floor(r() * 700) };
+          rows.push(row);
+          if (r() < 0.01) rows.push({ ...row, util: Math.floor(r() * 101) }); // the same lane twice in one tick
+        }
+    // the second hour out of order in its file
+    for (let i = rows.findIndex((x) => x.ts >= T0 + H); i + 50 < rows.length && rows[i]!.ts < T0 + 2 * H; i += 1499) [rows[i], rows[i + 50]] = [rows[i + 50]!, rows[i]!];
+    const { b, cacheDir } = await gpuRunCached(rows);
+    const windows: [number | null, number | null][] = [
+      [null, null],
+      [T0 + 100.5, T0 + 2 * H + 7],
+      [T0 + H - 30, T0 + H + 30],
+      [T0 + 2.5 * H, T0 + 9 * H],
+      [T0 - H, T0 + 1],
+      [T0 + 5 * H, T0 + 6 * H],
+    ];
+    // 12 lanes: one or two are read lane by lane (fewer than 1 row in 4), more in file order
+    const selections = [null, "g:0-5", "node:10.0.0.2", "g:7,g:2,g:11", "g:4", "g:1,g:10"];
+    for (const store of [open(b, cacheDir), open(b)]) {
+      const blocks = await store.gpuUtil.window(null, null);
+      const proto = Object.getPrototypeOf(blocks[0]!) as { laneRows: () => unknown };
+      for (const [t0, t1] of windows)
+        for (const s of selections)
+          for (const maxPoints of [40_000, 700]) {
+            const sel = s === null ? null : resolveLanes(s, await store.laneIndex());
+            const byLane = await gpuSeries(store, t0, t1, maxPoints, sel);
+            const spy = vi.spyOn(proto, "laneRows").mockReturnValue(null);
+            try {
+              expect(byLane, `${t0}–${t1} ${s} ${maxPoints}`).toEqual(await gpuSeries(store, t0, t1, maxPoints, sel));
+            } finally {
+              spy.mockRestore();
+            }
+          }
+      // every hour went by lane, the shuffled one (ticks out of order) too
+      expect(blocks.map((x) => x.laneRows() !== null)).toEqual([true, true, true]);
+      expect(blocks.map((x) => x.sorted)).toEqual([true, false, true]);
+    }
+    // and the rows themselves: each lane's rows of a window, stable-sorted by tick
+    for (const [t0, t1] of [[null, null], [T0 + 100.5, T0 + 2 * H + 7]] as const) {
+      const got = await gpuSeries(open(b, cacheDir), t0, t1, 1e9, resolveLanes("g:1,g:10", await open(b).laneIndex()));
+      expect(Object.keys(got).length).toBe(2);
+      for (const [key, lane] of Object.entries(got)) {
+        const want = rows.filter((x) => `${x.node}:${x.gpu}` === key && (t0 === null || (x.ts >= t0 && x.ts <= t1))).sort((x, y) => x.ts - y.ts);
+        expect({ ts: lane.ts, util: lane.util, mem: lane.mem_mb, power: lane.power_w }, key).toEqual({
+          ts: want.map((x) => x.ts),
+          util: want.map((x) => x.util),
+          mem: want.map((x) => x.mem_mb),
+          power: want.map((x) => x.power_w),
+        });
+      }
     }
   });
 });

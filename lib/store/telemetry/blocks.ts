@@ -250,6 +250,29 @@ export function buildUtilPeaks(gTs: Float64Array, gStart: Uint32Array, lane: Uin
   return { rows, groupsPerChunk, lanes, lo, hi, peak };
 }
 
+/**
+ * `GpuBlock.laneRows()`: the block's rows grouped by lane id — the rows of lane id l are
+ * `order[offsets[l] … offsets[l + 1])`, ascending (file order). A query for some lanes reads
+ * only their rows: a 32-lane window of a 64-GPU run half of them, of a 1024-GPU run 1/32.
+ */
+export interface LaneRows {
+  rows: number;
+  /** Lane ids 0 … offsets.length − 2. */
+  offsets: Uint32Array;
+  order: Uint32Array;
+}
+
+/** Build `LaneRows` over a flat lane column (a counting sort: two passes over the rows). */
+export function buildLaneRows(lane: Uint16Array, rows: number, lanes: number): LaneRows {
+  const offsets = new Uint32Array(lanes + 1);
+  for (let r = 0; r < rows; r++) offsets[lane[r]! + 1]!++;
+  for (let l = 0; l < lanes; l++) offsets[l + 1]! += offsets[l]!;
+  const next = offsets.slice(0, lanes);
+  const order = new Uint32Array(rows);
+  for (let r = 0; r < rows; r++) order[next[lane[r]!]!++] = r;
+  return { rows, offsets, order };
+}
+
 export class GpuBlock extends TickColumns {
   readonly lane = new Col(Uint16Array);
   readonly util = new Col(Uint8Array);
@@ -261,6 +284,7 @@ export class GpuBlock extends TickColumns {
   private utilTotalsKept: UtilTotals | null = null;
   private utilPeaksKept: UtilPeaks | null = null;
   private peakAsks = 0;
+  private laneRowsKept: LaneRows | null = null;
 
   /** Whether `utilTotals()` is kept for every row the block holds now. */
   hasUtilTotals(): boolean {
@@ -309,6 +333,17 @@ export class GpuBlock extends TickColumns {
     let lanes = 0;
     for (const l of this.lanes) if (l + 1 > lanes) lanes = l + 1;
     return (this.utilPeaksKept = buildUtilPeaks(f.gTs, f.gStart, f.lane, f.util, this.rows, lanes));
+  }
+
+  /** `LaneRows` of a flat block (closed, or from the binary cache), kept; null for a block that still grows. */
+  laneRows(): LaneRows | null {
+    const kept = this.laneRowsKept;
+    if (kept && kept.rows === this.rows) return kept;
+    const f = this.flatUtil();
+    if (!f) return null;
+    let lanes = 0;
+    for (const l of this.lanes) if (l + 1 > lanes) lanes = l + 1;
+    return (this.laneRowsKept = buildLaneRows(f.lane, this.rows, lanes));
   }
 
   /**
@@ -383,8 +418,10 @@ export class GpuBlock extends TickColumns {
 
   byteLength(): number {
     const p = this.utilPeaksKept;
+    const x = this.laneRowsKept;
     return (
       (p ? p.peak.byteLength + p.lo.byteLength + p.hi.byteLength : 0) +
+      (x ? x.offsets.byteLength + x.order.byteLength : 0) +
       this.gTs.byteLength() +
       this.gStart.byteLength() +
       this.lane.byteLength() +
