@@ -156,7 +156,9 @@ const WALK_MAX = 256;
  */
 function writeSync(p: unknown, parts: string[], inArray: boolean): void {
   if (isNumberRun(p) && p.length >= NUMBER_RUN_MIN) {
-    parts.push("[", numbersJson(p, 0, p.length), "]");
+    const text = numbersText(p);
+    if (text !== null) parts.push("[", text, "]");
+    else parts.push(JSON.stringify(plain(p)));
     return;
   }
   if (typeof p === "object" && p !== null && !ArrayBuffer.isView(p)) {

@@ -21,13 +21,14 @@ describe("numbersText", () => {
     const f64 = new Float64Array(1);
     const u32 = new Uint32Array(f64.buffer);
     const xs: number[] = [];
+    const ms = () => Math.round((r() - 0.3) * 2 ** (r() * 45)) / 1000;
     for (let i = 0; i < 20_000; i++) {
       u32[0] = r() * 2 ** 32;
       u32[1] = r() * 2 ** 32;
-      xs.push(f64[0]!); // any bit pattern: NaN, subnormals, huge
+      xs.push(f64[0]!, ms(), ms(), ms(), ms()); // any bit pattern (NaN, subnormals, huge), among milliseconds
     }
     for (let i = 0; i < 20_000; i++) xs.push(Math.round((r() - 0.3) * 2 ** (r() * 45)) / 1000); // millisecond decimals of every size
-    for (let i = 0; i < 20_000; i++) xs.push(1763985573 + Math.round(r() * 1e7) / 1000, Math.round(r() * 1e6) / 100, (r() * 2 ** 31) | 0, r() * 100);
+    for (let i = 0; i < 20_000; i++) xs.push(1763985573 + Math.round(r() * 1e7) / 1000, Math.round(r() * 1e6) / 100, (r() * 2 ** 31) | 0, r() * 100, i);
     xs.push(0, -0, NaN, Infinity, -Infinity, 2 ** 31, 2 ** 31 - 1, -(2 ** 31), -(2 ** 31) + 1, 2147483647.999, 2147483647.9995, 1e21, 1e-7, 5e-324);
     xs.push(0.1 + 0.2, 1.005, 0.001, -0.001, 0.0005, 999.999, 9.999, 9.9995, 10, 100.1, 100.01, 2 ** 53, 2 ** 53 + 2, 1e9, 999999999.999, 0.01, 0.1, 0.5);
     expect(numbersText(xs)).toBe(native(xs));
@@ -38,11 +39,21 @@ describe("numbersText", () => {
     const kinds = [Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array];
     for (const K of kinds) {
       const a = new K(3000);
-      for (let i = 0; i < a.length; i++) a[i] = (r() - 0.5) * 2 ** 33 * (i % 3 === 0 ? 1e-6 : 1);
+      // eighths and integers of every size the kind holds, one in five any number
+      for (let i = 0; i < a.length; i++) a[i] = i % 5 === 0 ? (r() - 0.5) * 2 ** 33 * (i % 3 === 0 ? 1e-6 : 1) : Math.round((r() - (K === Uint32Array ? 0 : 0.5)) * 2 ** (r() * 34)) / 8;
       expect(numbersText(a), K.name).toBe(native(a));
       expect(numbersText(a, 17, 1234), K.name).toBe(native(a.subarray(17, 1234)));
     }
     expect(numbersText([1, 2, 3], 2, 2)).toBe("");
+  });
+
+  it("leaves runs of mostly other numbers to JSON.stringify (null), and writes those with a few", () => {
+    const r = rng(5);
+    const logprobs = Array.from({ length: 1000 }, () => -r() * 5);
+    expect(numbersText(logprobs)).toBeNull();
+    const few = Array.from({ length: 1000 }, (_, i) => (i % 5 ? i * 1.5 : -r() * 5));
+    expect(numbersText(few)).toBe(native(few));
+    expect(numbersText(logprobs.slice(0, 16))).toBe(native(logprobs.slice(0, 16))); // short runs are written
   });
 
   it("answers null for a run holding anything but numbers", () => {
