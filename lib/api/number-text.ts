@@ -18,8 +18,9 @@
  * Every other number (more decimals, larger magnitudes, NaN) is written by `String(x)`.
  */
 
-/** Output scratch, reused by every call (the writer never yields while it holds it). */
+/** Scratch, reused by every call (the writer never yields while it holds it): the output, and the numbers as doubles. */
 let out = Buffer.allocUnsafe(64 * 1024);
+let xsScratch = new Float64Array(8192);
 /** A scratch grown past this is dropped after the call (callers cut runs of numbers well below). */
 const KEEP_BYTES = 4 << 20;
 
@@ -43,15 +44,25 @@ const PAIRS = Uint8Array.from({ length: 200 }, (_, i) => ZERO + (i & 1 ? (i >> 1
  */
 export function numbersText(values: ArrayLike<unknown>, from = 0, to = values.length): string | null {
   if (to <= from) return "";
-  const need = (to - from) * MAX_NUMBER_BYTES;
+  const n = to - from;
+  if (xsScratch.length < n) xsScratch = new Float64Array(n);
+  const xs = xsScratch;
+  // The numbers are first copied into one Float64Array, so the loop below reads a single
+  // kind of array. Read straight from whatever it was given (JS arrays of small integers
+  // or doubles, typed arrays of six kinds: one server process sees them all), its element
+  // load went megamorphic: the 32-lane answer's timestamps 7.6 → 14.6 ms.
+  if (ArrayBuffer.isView(values)) {
+    if (values instanceof BigInt64Array || values instanceof BigUint64Array || values instanceof DataView) return null;
+    xs.set((values as unknown as Float64Array).subarray(from, to));
+  } else if (!copyNumbers(values, from, to, xs)) return null;
+  const need = n * MAX_NUMBER_BYTES;
   if (out.length < need) out = Buffer.allocUnsafe(need);
   const b = out;
   let at = 0;
   let others = 0;
-  for (let i = from; i < to; i++) {
-    const x = values[i];
-    if (typeof x !== "number") return null;
-    if (i > from) b[at++] = COMMA;
+  for (let i = 0; i < n; i++) {
+    const x = xs[i]!;
+    if (i > 0) b[at++] = COMMA;
     // One loop body, no calls on the common path (V8 did not inline a per-number helper
     // in the server's bundle: 43 ns a number there against ~20 in a test process).
     let v: number;
@@ -62,7 +73,7 @@ export function numbersText(values: ArrayLike<unknown>, from = 0, to = values.le
       const k = Math.round(ax * 1000);
       if (!(ax < INT_LIMIT && k / 1000 === ax)) {
         // Mostly such numbers (fractions of every length): JSON.stringify writes them faster.
-        if (++others > OTHERS_MIN && others * 4 > i - from) return null;
+        if (++others > OTHERS_MIN && others * 4 > i) return null;
         at = writeOther(b, at, x);
         continue;
       }
@@ -98,7 +109,18 @@ export function numbersText(values: ArrayLike<unknown>, from = 0, to = values.le
   }
   const text = b.toString("latin1", 0, at);
   if (b.length > KEEP_BYTES) out = Buffer.allocUnsafe(64 * 1024);
+  if (xs.length > KEEP_BYTES / 8) xsScratch = new Float64Array(8192);
   return text;
+}
+
+/** `values[from..to)` into `xs`; false when one is not a number. */
+function copyNumbers(values: ArrayLike<unknown>, from: number, to: number, xs: Float64Array): boolean {
+  for (let i = from; i < to; i++) {
+    const x = values[i];
+    if (typeof x !== "number") return false;
+    xs[i - from] = x;
+  }
+  return true;
 }
 
 /** Whether `v` is a typed array of numbers (not BigInt) or an array that starts and ends with a number. */
