@@ -8,7 +8,9 @@
  *  - engine parts stitched from per-partition parts (and from folded parts stored in the
  *    binary cache) vs one pass over every raw row — including rows out of order, the same
  *    ts filed in two partitions, and a legacy flat file;
- *  - the util heatmap and the fleet band read from kept util peaks vs row by row.
+ *  - the util heatmap and the fleet band read from kept util peaks vs row by row;
+ *  - GPU lanes counted and read by lane (`laneRows`) vs a pass over every row, and queries
+ *    that interleave vs each alone (they share kept columns).
  */
 import fs from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -440,10 +442,11 @@ describe("GPU lanes read by lane", () => {
     const r = rng(23);
     const rows: GpuRow[] = [];
     for (let t = T0 + 2; t < T0 + 3 * H - 2; t += 2)
-      for (const node of ["10.0.0.3", "10.0.0.1", "10.0.0.2"])
-        for (let g = 0; g < 4; g++) {
+      for (const [n, node] of ["10.0.0.3", "10.0.0.1", "10.0.0.2", "10.0.0.4"].entries())
+        for (let g = 0; g < 3; g++) {
           if (r() < 0.07) continue; // a lane missing from a tick
-          const row = { ts: t + (node === "10.0.0.2" ? 0.125 : 0), node, gpu: g, util: Math.floor(r() * 101), mem_mb: Math.floor(r() * 80_000), power_w: Math.floor(r() * 700) };
+          // nodes 1–3 tick apart (a group each), node 0 with node 1
+          const row = { ts: t + Math.max(0, n - 1) * 0.125, node, gpu: g, util: Math.floor(r() * 101), mem_mb: Math.floor(r() * 80_000), power_w: Math.floor(r() * 700) };
           rows.push(row);
           if (r() < 0.01) rows.push({ ...row, util: Math.floor(r() * 101) }); // the same lane twice in one tick
         }
@@ -492,6 +495,33 @@ describe("GPU lanes read by lane", () => {
           power: want.map((x) => x.power_w),
         });
       }
+    }
+  });
+});
+
+describe("GPU lanes of queries that interleave", () => {
+  it("answer each query as if it ran alone (the columns a query fills are its own)", async () => {
+    const rows: GpuRow[] = [];
+    for (let t = T0 + 1; t < T0 + 2 * H; t += 4)
+      for (const node of ["10.0.0.1", "10.0.0.2"]) for (let g = 0; g < 4; g++) rows.push({ ts: t, node, gpu: g, util: (t * 7 + g * 13) % 101, mem_mb: g * 1000 + (t % 97), power_w: 100 + g });
+    const { b, cacheDir } = await gpuRunCached(rows);
+    const store = open(b, cacheDir);
+    const idx = await store.laneIndex();
+    const asks = [
+      [T0, T0 + 2 * H, "node:10.0.0.1"],
+      [T0 + 1000, T0 + 5000, "g:5"],
+      [T0 + 10, T0 + H + 10, null],
+    ] as const;
+    const run1 = (a: (typeof asks)[number]) => gpuSeries(store, a[0], a[1], 300, a[2] === null ? null : resolveLanes(a[2], idx));
+    const alone = [];
+    for (const a of asks) alone.push(await run1(a));
+    // every slice boundary yields: the three queries take turns between blocks and lanes
+    let clock = 0;
+    const now = vi.spyOn(performance, "now").mockImplementation(() => (clock += 50));
+    try {
+      expect(await Promise.all(asks.map(run1))).toEqual(alone);
+    } finally {
+      now.mockRestore();
     }
   });
 });

@@ -90,7 +90,7 @@ export async function gpuSeries(
   const start = new Float64Array(L + 1);
   for (let id = 0; id < L; id++) start[id + 1] = start[id]! + counts[id]!;
   const total = start[L]!;
-  const cols: LaneColumns = { ts: new Float64Array(total), util: new Uint8Array(total), mem: new Int32Array(total), power: new Int16Array(total) };
+  const cols = takeColumns(total);
   /** Next row of each lane in `cols`; −1: not selected (or no room counted). */
   const pos = new Int32Array(L).fill(-1);
   for (const id of ids) if (counts[id]! > 0) pos[id] = start[id]!;
@@ -160,6 +160,7 @@ export async function gpuSeries(
     }
     out[laneLabel(d.laneNode[a.id]!, d.laneGpu[a.id]!)] = s;
   }
+  giveColumns(cols);
   return out;
 }
 
@@ -169,6 +170,31 @@ interface LaneColumns {
   util: Uint8Array;
   mem: Int32Array;
   power: Int16Array;
+}
+
+/**
+ * Columns of the last query, for the next one. They are as large as the rows a query
+ * selects (15 bytes a row: 7 MB for 32 lanes × 4 h at 1 Hz), and memory a process has
+ * not touched yet costs ~11 µs a 4 KiB page on these machines (docs/bench.md "12-06 f"),
+ * so fresh columns cost a query ~20 ms for 32 lanes and ~300 ms for 512 lanes of a
+ * 1024-GPU window. Kept up to SPARE_ROWS rows; a query running while another holds them
+ * allocates its own.
+ */
+let spare: LaneColumns | null = null;
+const SPARE_ROWS = 2 << 20;
+
+function takeColumns(rows: number): LaneColumns {
+  const s = spare;
+  if (s && s.ts.length >= rows) {
+    spare = null;
+    return s;
+  }
+  return { ts: new Float64Array(rows), util: new Uint8Array(rows), mem: new Int32Array(rows), power: new Int16Array(rows) };
+}
+
+/** Done with `c` (no view of it is kept): the spare for the next query if it is the largest one within SPARE_ROWS. */
+function giveColumns(c: LaneColumns): void {
+  if (c.ts.length <= SPARE_ROWS && (!spare || spare.ts.length < c.ts.length)) spare = c;
 }
 
 /**
@@ -241,7 +267,7 @@ function fillLaneRows(
   let g = g0;
   for (let i = from; i < to; i++) {
     const r = order[i]!;
-    while (g + 1 < G && gStart[g + 1]! <= r) g++;
+    if (g + 1 < G && gStart[g + 1]! <= r) g = groupOfRow(gStart, G, g + 1, r);
     const ts = gTs[g]!;
     if (ts < lo || ts > hi) continue;
     cols.ts[p] = ts;
@@ -251,6 +277,30 @@ function fillLaneRows(
     p++;
   }
   return p;
+}
+
+/**
+ * The group holding row `r`: the last group from `g` on whose first row is ≤ r (`gStart[g]`
+ * ≤ r given). Galloping from `g`: a lane's next row is a few groups on where the other
+ * lanes of a tick share its group, ~a node count on where every node's tick is a group of
+ * its own (a 1024-GPU hour: 460 k groups — a walk group by group took 130 ms a window).
+ */
+function groupOfRow(gStart: Uint32Array, G: number, g: number, r: number): number {
+  let lo = g;
+  let step = 1;
+  let hi = lo + 1;
+  while (hi < G && gStart[hi]! <= r) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  if (hi > G) hi = G;
+  while (hi - lo > 1) {
+    const m = (lo + hi) >>> 1;
+    if (gStart[m]! <= r) lo = m;
+    else hi = m;
+  }
+  return lo;
 }
 
 /** Stable sort of one lane's rows by ts (out-of-order batches). */
