@@ -119,13 +119,8 @@ async function jsonPiecesAsync(value: unknown, sliceMs = 8, depth = 3): Promise<
       return;
     }
     parts.push("{");
-    let first = true;
-    for (const k of Object.keys(p)) {
-      const x = (p as Record<string, unknown>)[k];
-      if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
-      if (!first) parts.push(",");
-      first = false;
-      parts.push(JSON.stringify(k), ":");
+    for (const [k, x] of jsonMembers(p)) {
+      parts.push(k, ":");
       await write(x, level + 1, false);
       await tick();
     }
@@ -174,13 +169,8 @@ function writeSync(p: unknown, parts: string[], inArray: boolean): void {
       }
     } else if (isPlainObject(p)) {
       parts.push("{");
-      let first = true;
-      for (const k of Object.keys(p)) {
-        const x = (p as Record<string, unknown>)[k];
-        if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
-        if (!first) parts.push(",");
-        first = false;
-        parts.push(JSON.stringify(k), ":");
+      for (const [k, x] of jsonMembers(p)) {
+        parts.push(k, ":");
         writeSync(x, parts, false);
       }
       parts.push("}");
@@ -194,6 +184,21 @@ function writeSync(p: unknown, parts: string[], inArray: boolean): void {
 /** `values[from..to)` as JSON numbers joined by commas (an element that is not a number: JSON.stringify's text for the run). */
 function numbersJson(values: ArrayLike<number>, from: number, to: number): string {
   return numbersText(values, from, to) ?? JSON.stringify(plain(Array.prototype.slice.call(values, from, to))).slice(1, -1);
+}
+
+/**
+ * The members JSON.stringify writes of a plain object, in its order: the key as JSON text
+ * (a comma before every one but the first), and the value; undefined, functions and
+ * symbols are left out.
+ */
+function jsonMembers(p: object): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const k of Object.keys(p)) {
+    const x = (p as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
+    out.push([(out.length > 0 ? "," : "") + JSON.stringify(k), x]);
+  }
+  return out;
 }
 
 /** An object JSON.stringify writes member by member: no class, no toJSON. */

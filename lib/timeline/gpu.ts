@@ -100,22 +100,9 @@ export async function gpuSeries(
     const f = b.flat();
     const byLane = f ? b.laneRows() : null;
     if (!f || !byLane) {
-      forEachTickRun([b], t0, t1, (bb, ts, c, from, to) => {
-        const lane = bb.lane.chunks[c]!;
-        const util = bb.util.chunks[c]!;
-        const mem = bb.mem.chunks[c]!;
-        const power = bb.power.chunks[c]!;
-        for (let o = from; o < to; o++) {
-          const id = lane[o]!;
-          const p = pos[id]!;
-          if (p < 0) continue;
-          pos[id] = p + 1;
-          cols.ts[p] = ts;
-          cols.util[p] = util[o]!;
-          cols.mem[p] = mem[o]!;
-          cols.power[p] = power[o]!;
-        }
-      });
+      forEachTickRun([b], t0, t1, (bb, ts, c, from, to) =>
+        appendTick(cols, pos, ts, bb.lane.chunks[c]!, bb.util.chunks[c]!, bb.mem.chunks[c]!, bb.power.chunks[c]!, from, to),
+      );
       continue;
     }
     // Few of the span's rows selected (a 32-lane view of a 1024-GPU hour): read just theirs.
@@ -218,17 +205,31 @@ function fillRows(cols: LaneColumns, pos: Int32Array, f: NonNullable<ReturnType<
   for (let g = g0; g < g1; g++) {
     const ts = gTs[g]!;
     if (ts < lo || ts > hi) continue;
-    const end = g + 1 < G ? gStart[g + 1]! : rows;
-    for (let r = gStart[g]!; r < end; r++) {
-      const id = lane[r]!;
-      const p = pos[id]!;
-      if (p < 0) continue;
-      pos[id] = p + 1;
-      cols.ts[p] = ts;
-      cols.util[p] = util[r]!;
-      cols.mem[p] = mem[r]!;
-      cols.power[p] = power[r]!;
-    }
+    appendTick(cols, pos, ts, lane, util, mem, power, gStart[g]!, g + 1 < G ? gStart[g + 1]! : rows);
+  }
+}
+
+/** Append rows [from, to) of one tick `ts` (column arrays as given) to their lanes' next positions (`pos`, −1: skipped). */
+function appendTick(
+  cols: LaneColumns,
+  pos: Int32Array,
+  ts: number,
+  lane: Uint16Array,
+  util: Uint8Array,
+  mem: Int32Array,
+  power: Int16Array,
+  from: number,
+  to: number,
+): void {
+  for (let r = from; r < to; r++) {
+    const id = lane[r]!;
+    const p = pos[id]!;
+    if (p < 0) continue;
+    pos[id] = p + 1;
+    cols.ts[p] = ts;
+    cols.util[p] = util[r]!;
+    cols.mem[p] = mem[r]!;
+    cols.power[p] = power[r]!;
   }
 }
 
