@@ -14,16 +14,17 @@
  */
 import fs from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { openMetricStore, type MetricStore, type PhaseEvent } from "@/lib/store/telemetry";
+import { openMetricStore, type MetricStore, type PhaseBlock, type PhaseEvent } from "@/lib/store/telemetry";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
-import { makeTmpDir, phase, RunBuilder, type EngineRow, type GpuRow } from "@/lib/store/telemetry/testing";
+import { partitionKey } from "@/lib/store/format";
+import { makeTmpDir, phase, pyJsonLine, RunBuilder, type EngineRow, type GpuRow } from "@/lib/store/telemetry/testing";
 import { engineParts } from "@/lib/timeline/engine";
 import { gpuSeries } from "@/lib/timeline/gpu";
 import { fleet, heatmap, IDLE_PHASES } from "@/lib/timeline/heatmap";
 import { resolveLanes } from "@/lib/timeline/lanes";
 import { outliers } from "@/lib/timeline/outliers";
-import { laneIntervals, phasesByLane } from "@/lib/timeline/phases";
+import { laneIntervals, phaseSource, phasesByLane } from "@/lib/timeline/phases";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -523,5 +524,58 @@ describe("GPU lanes of queries that interleave", () => {
     } finally {
       now.mockRestore();
     }
+  });
+});
+
+describe("OPEN markers closed in another hour", () => {
+  it("are those with no closed twin anywhere: random hours with shared t0s, doubled markers, closes filed early", async () => {
+    for (const seed of [3, 17, 29]) {
+      const r = rng(seed);
+      const evs: PhaseEvent[] = [];
+      for (let i = 0; i < 1500; i++) {
+        const o = { node: `10.0.0.${1 + Math.floor(r() * 3)}`, gpus: [0], rank: Math.floor(r() * 6) };
+        const t0 = T0 + Math.floor(r() * 4 * 60) * 60; // whole minutes: ranks and nodes share t0s, as a step's do
+        const name = ["train", "rollout", "sleep"][Math.floor(r() * 3)]!;
+        const kind = r();
+        if (kind < 0.45) evs.push(phase(name, t0, -1, o), phase(name, t0, t0 + r() * 2 * H, o)); // closed here or hours later
+        else if (kind < 0.55) evs.push(phase(name, t0, -1, o)); // still running
+        else if (kind < 0.6) evs.push(phase(name, t0, -1, o), phase(name, t0, t0 - r() * 2 * H, o)); // closed "before" it opened: filed in an earlier hour
+        else if (kind < 0.65) evs.push(phase(name, t0, -1, o), phase(name, t0, -1, o), phase(name, t0, t0 + H, o)); // the marker twice
+        else evs.push(phase(name, t0, t0 + r() * 60, o));
+      }
+      if (seed === 29) evs.push(phase("train", T0 + 10, -1, { rank: 99 })); // a legacy file's row below
+      const b = run().phases(...evs);
+      if (seed === 29) b.legacy("phases", [phase("train", T0 + 10, T0 + 20, { rank: 99 }), phase("eval", T0 + 3 * H, -1, { rank: 98 })]);
+      const source = await phaseSource(open(b), null);
+      // the oracle: a marker is unmatched when no closed row anywhere has its (t0, node, rank, name)
+      const closed = new Set<string>();
+      const key = (x: PhaseBlock, i: number) => `${x.t0[i]}|${x.node[i]}|${x.rank[i]}|${x.name[i]}`;
+      for (const x of source.blocks) for (let i = 0; i < x.n; i++) if (x.t1[i] !== -1) closed.add(key(x, i));
+      const want = source.blocks.map((x) => {
+        const out: number[] = [];
+        for (let i = 0; i < x.n; i++) if (x.t1[i] === -1 && !closed.has(key(x, i))) out.push(i);
+        return out;
+      });
+      expect(source.blocks.length, `seed ${seed}`).toBeGreaterThanOrEqual(4);
+      expect(source.unmatched.map((s) => [...s].sort((p, q) => p - q)), `seed ${seed}`).toEqual(want);
+    }
+  });
+
+  it("are matched across hours whichever hour a marker was filed in", async () => {
+    const o = { node: "10.0.0.9", rank: 7 };
+    // a writer that files by arrival put this marker an hour after its own; its twin,
+    // filed by its close, began in the twin's own hour — not carried into it
+    const late = phase("train", T0 + 1.5 * H, -1, o);
+    const b = run().phases(
+      phase("rollout", T0 + 0.9 * H, -1, o),
+      phase("rollout", T0 + 0.9 * H, T0 + 1.1 * H, o), // carried into hour 1
+      phase("train", late.t0, late.t0 + 60, o),
+      phase("sleep", T0 + 2.2 * H, -1, o), // still running
+      phase("eval", T0 + 3.1 * H, T0 + 3.2 * H, o),
+    );
+    b.raw(`phases/${partitionKey(T0 + 2.5 * H)}.jsonl`, `${pyJsonLine(late)}\n`);
+    const source = await phaseSource(open(b), null);
+    const left = source.blocks.flatMap((x, k) => [...source.unmatched[k]!].map((i) => `${x.str(x.name[i]!)}@${(x.t0[i]! - T0) / H}`));
+    expect(left).toEqual(["sleep@2.2"]);
   });
 });

@@ -120,16 +120,23 @@ function sourceFiles(store: MetricStore, t1: number | null) {
  */
 function unmatchedOpen(blocks: readonly PhaseBlock[]): Set<number>[] {
   const local = blocks.map((b) => b.localUnmatched());
-  const byT0 = new Map<number, [number, number][]>();
+  // Markers by t0, then by (node, rank, name): every rank opens a step's phase at the same
+  // t0, so a list per t0 alone held ~1024 markers, each compared with every closed row of
+  // that t0 (the 1024-GPU day's oldest window: ~150 ms). Candidates are still compared
+  // field by field (a NaN rank never matches, as with ===).
+  const byT0 = new Map<number, Map<string, [number, number][]>>();
   let lo = Infinity;
   let hi = -Infinity;
   local.forEach((list, k) => {
     const b = blocks[k]!;
     for (const i of list) {
       const t = b.t0[i]!;
-      const l = byT0.get(t);
+      let byKey = byT0.get(t);
+      if (!byKey) byT0.set(t, (byKey = new Map<string, [number, number][]>()));
+      const key = markerKey(b, i);
+      const l = byKey.get(key);
       if (l) l.push([k, i]);
-      else byT0.set(t, [[k, i]]);
+      else byKey.set(key, [[k, i]]);
       if (t < lo) lo = t;
       if (t > hi) hi = t;
     }
@@ -151,7 +158,7 @@ function unmatchedOpen(blocks: readonly PhaseBlock[]): Set<number>[] {
       for (let j = 0; j < b.n; j++) {
         const t = t0[j]!;
         if (seen[(t * 1024) & 0xffff] === 0 || t1[j] === OPEN_T1) continue;
-        const l = byT0.get(t);
+        const l = byT0.get(t)?.get(markerKey(b, j));
         if (!l) continue;
         for (const [k, i] of l) {
           if (k === k2) continue;
@@ -162,6 +169,11 @@ function unmatchedOpen(blocks: readonly PhaseBlock[]): Set<number>[] {
     });
   }
   return local.map((list, k) => new Set(list.filter((i) => !matched[k]!.has(i))));
+}
+
+/** A marker's (node, rank, name) as a Map key (string ids are the store's, shared by its blocks). */
+function markerKey(b: PhaseBlock, i: number): string {
+  return `${b.node[i]!},${b.rank[i]!},${b.name[i]!}`;
 }
 
 /**
