@@ -15,6 +15,7 @@
 import fs from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openMetricStore, type MetricStore, type PhaseBlock, type PhaseEvent } from "@/lib/store/telemetry";
+import { GpuStage } from "@/lib/store/telemetry/blocks";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
 import { partitionKey } from "@/lib/store/format";
@@ -577,5 +578,48 @@ describe("OPEN markers closed in another hour", () => {
     const source = await phaseSource(open(b), null);
     const left = source.blocks.flatMap((x, k) => [...source.unmatched[k]!].map((i) => `${x.str(x.name[i]!)}@${(x.t0[i]! - T0) / H}`));
     expect(left).toEqual(["sleep@2.2"]);
+  });
+});
+
+describe("GPU lanes while a block grows", () => {
+  it("keep every lane's rows its own when rows land between the count and the fill", async () => {
+    const nodes = ["10.0.0.1", "10.0.0.2"];
+    const memOf = (node: string, g: number) => (node === "10.0.0.1" ? 1000 : 2000) + g;
+    const rows: GpuRow[] = [];
+    for (let t = T0 + 1; t < T0 + 2 * H + 600; t += 5)
+      for (const node of nodes) for (let g = 0; g < 4; g++) rows.push({ ts: t, node, gpu: g, util: (t * 3) % 101, mem_mb: memOf(node, g), power_w: 50 });
+    const store = open(run().gpu(...rows));
+    const blocks = await store.gpuUtil.window(null, null);
+    const last = blocks[blocks.length - 1]!;
+    const lanesOfTick: number[] = [];
+    for (let r = last.groupStart(last.groups - 1); r < last.rows; r++) lanesOfTick.push(last.lane.chunks[r >>> 16]![r & 0xffff]!);
+    const memOfId = (id: number) => memOf(store.dicts.laneNode[id]!, store.dicts.laneGpu[id]!);
+    const before = last.rows;
+    // Every slice boundary yields, and at each one a tick of rows lands in the newest block
+    // (what another request's read of a growing hour does): the block the query counted
+    // grows before it is filled.
+    let clock = 0;
+    let t = T0 + 2 * H + 600;
+    const now = vi.spyOn(performance, "now").mockImplementation(() => {
+      const st = new GpuStage();
+      for (const id of lanesOfTick) st.push(t, id, 7, memOfId(id), 50);
+      t += 5;
+      last.appendStage(st);
+      return (clock += 50);
+    });
+    try {
+      const lanes = await gpuSeries(store, null, null, 1e9, null);
+      expect(last.rows).toBeGreaterThan(before); // it grew
+      expect(Object.keys(lanes).length).toBe(8);
+      for (const [key, s] of Object.entries(lanes)) {
+        const node = key.slice(0, key.lastIndexOf(":"));
+        const g = Number(key.slice(key.lastIndexOf(":") + 1));
+        expect(new Set(s.mem_mb), key).toEqual(new Set([memOf(node, g)]));
+        expect(s.ts.length, key).toBeGreaterThanOrEqual(rows.length / 8);
+        expect(s.ts.every((x, i) => i === 0 || x > s.ts[i - 1]!), key).toBe(true);
+      }
+    } finally {
+      now.mockRestore();
+    }
   });
 });

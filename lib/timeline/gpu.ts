@@ -91,9 +91,17 @@ export async function gpuSeries(
   for (let id = 0; id < L; id++) start[id + 1] = start[id]! + counts[id]!;
   const total = start[L]!;
   const cols = takeColumns(total);
-  /** Next row of each lane in `cols`; −1: not selected (or no room counted). */
+  /**
+   * Next row of each lane in `cols` (−1: not selected, or no room counted), and where its
+   * room ends: rows a block gained after the count (another request read its growing hour
+   * during a pause) are left out rather than written into the next lane's room.
+   */
   const pos = new Int32Array(L).fill(-1);
-  for (const id of ids) if (counts[id]! > 0) pos[id] = start[id]!;
+  const end = new Int32Array(L);
+  for (const id of ids) {
+    if (counts[id]! > 0) pos[id] = start[id]!;
+    end[id] = start[id + 1]!;
+  }
   for (let bi = 0; bi < live.length; bi++) {
     await pause();
     const b = live[bi]!;
@@ -101,7 +109,7 @@ export async function gpuSeries(
     const byLane = f ? b.laneRows() : null;
     if (!f || !byLane) {
       forEachTickRun([b], t0, t1, (bb, ts, c, from, to) =>
-        appendTick(cols, pos, ts, bb.lane.chunks[c]!, bb.util.chunks[c]!, bb.mem.chunks[c]!, bb.power.chunks[c]!, from, to),
+        appendTick(cols, pos, end, ts, bb.lane.chunks[c]!, bb.util.chunks[c]!, bb.mem.chunks[c]!, bb.power.chunks[c]!, from, to),
       );
       continue;
     }
@@ -114,9 +122,9 @@ export async function gpuSeries(
       for (const id of ids) {
         if (pos[id]! < 0 || id + 1 >= byLane.offsets.length) continue;
         const [from, to] = laneRowSpan(byLane, id, rLo, rHi);
-        if (to > from) pos[id] = fillLaneRows(cols, pos[id]!, f, byLane.order, from, to, g0, lo, hi);
+        if (to > from) pos[id] = fillLaneRows(cols, pos[id]!, end[id]!, f, byLane.order, from, to, g0, lo, hi);
       }
-    } else fillRows(cols, pos, f, b.rows, b.groupRange(t0, t1), lo, hi);
+    } else fillRows(cols, pos, end, f, b.rows, b.groupRange(t0, t1), lo, hi);
   }
   const lanes: LaneAcc[] = [];
   for (const id of ids) {
@@ -199,20 +207,30 @@ function rowRange(b: GpuBlock, f: NonNullable<ReturnType<GpuBlock["flat"]>>, t0:
 }
 
 /** Append the rows of groups [g0, g1) with ticks in [lo, hi] to their lanes (`pos`), in file order. */
-function fillRows(cols: LaneColumns, pos: Int32Array, f: NonNullable<ReturnType<GpuBlock["flat"]>>, rows: number, [g0, g1]: [number, number], lo: number, hi: number): void {
+function fillRows(
+  cols: LaneColumns,
+  pos: Int32Array,
+  end: Int32Array,
+  f: NonNullable<ReturnType<GpuBlock["flat"]>>,
+  rows: number,
+  [g0, g1]: [number, number],
+  lo: number,
+  hi: number,
+): void {
   const { gTs, gStart, lane, util, mem, power } = f;
   const G = gTs.length;
   for (let g = g0; g < g1; g++) {
     const ts = gTs[g]!;
     if (ts < lo || ts > hi) continue;
-    appendTick(cols, pos, ts, lane, util, mem, power, gStart[g]!, g + 1 < G ? gStart[g + 1]! : rows);
+    appendTick(cols, pos, end, ts, lane, util, mem, power, gStart[g]!, g + 1 < G ? gStart[g + 1]! : rows);
   }
 }
 
-/** Append rows [from, to) of one tick `ts` (column arrays as given) to their lanes' next positions (`pos`, −1: skipped). */
+/** Append rows [from, to) of one tick `ts` (column arrays as given) to their lanes' next positions (`pos`, −1: skipped) while they have room (`end`). */
 function appendTick(
   cols: LaneColumns,
   pos: Int32Array,
+  end: Int32Array,
   ts: number,
   lane: Uint16Array,
   util: Uint8Array,
@@ -224,7 +242,7 @@ function appendTick(
   for (let r = from; r < to; r++) {
     const id = lane[r]!;
     const p = pos[id]!;
-    if (p < 0) continue;
+    if (p < 0 || p >= end[id]!) continue;
     pos[id] = p + 1;
     cols.ts[p] = ts;
     cols.util[p] = util[r]!;
@@ -249,12 +267,13 @@ function laneRowSpan(x: LaneRows, id: number, rLo: number, rHi: number): [number
 
 /**
  * Write one lane's rows `order[from..to)` (ascending, all in groups ≥ g0) with ticks in
- * [lo, hi] at `cols[p…]`, each with its group's tick — the rows `fillRows` gives that lane,
- * in the same order. Returns the lane's next position.
+ * [lo, hi] at `cols[p…limit)`, each with its group's tick — the rows `fillRows` gives that
+ * lane, in the same order. Returns the lane's next position.
  */
 function fillLaneRows(
   cols: LaneColumns,
   p: number,
+  limit: number,
   f: NonNullable<ReturnType<GpuBlock["flat"]>>,
   order: Uint32Array,
   from: number,
@@ -266,7 +285,7 @@ function fillLaneRows(
   const { gTs, gStart, util, mem, power } = f;
   const G = gTs.length;
   let g = g0;
-  for (let i = from; i < to; i++) {
+  for (let i = from; i < to && p < limit; i++) {
     const r = order[i]!;
     if (g + 1 < G && gStart[g + 1]! <= r) g = groupOfRow(gStart, G, g + 1, r);
     const ts = gTs[g]!;
