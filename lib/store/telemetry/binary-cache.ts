@@ -517,7 +517,7 @@ export class BinaryCache {
     if (lo instanceof Float64Array && hi instanceof Float64Array && peak instanceof Int16Array && typeof perChunk === "number") {
       // peaks by local lane id → by store lane id (the same matrix when the ids agree)
       const U = lanes.length;
-      const W = lanes.reduce((w, id) => Math.max(w, id + 1), 0);
+      const W = block.laneSpan();
       let byId = peak;
       if (!identity) {
         byId = new Int16Array(lo.length * W).fill(-1);

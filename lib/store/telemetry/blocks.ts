@@ -300,8 +300,7 @@ export class GpuBlock extends TickColumns {
   utilTotals(): UtilTotals {
     const kept = this.utilTotalsKept;
     if (kept && kept.rows === this.rows) return kept;
-    let size = 0;
-    for (const l of this.lanes) if (l + 1 > size) size = l + 1;
+    const size = this.laneSpan();
     const sum = new Float64Array(size);
     const count = new Float64Array(size);
     const { lane, util } = this;
@@ -330,9 +329,7 @@ export class GpuBlock extends TickColumns {
     if (kept && kept.rows === this.rows) return kept;
     const f = this.flatUtil();
     if (!f || this.peakAsks++ < 1) return null;
-    let lanes = 0;
-    for (const l of this.lanes) if (l + 1 > lanes) lanes = l + 1;
-    return (this.utilPeaksKept = buildUtilPeaks(f.gTs, f.gStart, f.lane, f.util, this.rows, lanes));
+    return (this.utilPeaksKept = buildUtilPeaks(f.gTs, f.gStart, f.lane, f.util, this.rows, this.laneSpan()));
   }
 
   /** `LaneRows` of a flat block (closed, or from the binary cache), kept; null for a block that still grows. */
@@ -341,9 +338,14 @@ export class GpuBlock extends TickColumns {
     if (kept && kept.rows === this.rows) return kept;
     const f = this.flatUtil();
     if (!f) return null;
-    let lanes = 0;
-    for (const l of this.lanes) if (l + 1 > lanes) lanes = l + 1;
-    return (this.laneRowsKept = buildLaneRows(f.lane, this.rows, lanes));
+    return (this.laneRowsKept = buildLaneRows(f.lane, this.rows, this.laneSpan()));
+  }
+
+  /** One past the block's highest lane id (0 for an empty block): the width of per-lane-id arrays. */
+  laneSpan(): number {
+    let span = 0;
+    for (const l of this.lanes) if (l + 1 > span) span = l + 1;
+    return span;
   }
 
   /**
