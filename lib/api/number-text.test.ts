@@ -61,6 +61,8 @@ describe("numbersText", () => {
     expect(numbersText([1, "2", 3])).toBeNull();
     expect(numbersText([1, undefined, 3])).toBeNull();
     expect(numbersText([1, null, 2], 2, 3)).toBe("2");
+    expect(numbersText(new BigInt64Array(2))).toBeNull();
+    expect(numbersText(new DataView(new ArrayBuffer(8)) as unknown as ArrayLike<number>)).toBeNull();
   });
 
   it("keeps no state between calls: a long run, then a short one, then a long one", () => {
