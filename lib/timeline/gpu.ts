@@ -75,7 +75,7 @@ export async function gpuSeries(
       pickedRows.push(0);
       continue;
     }
-    const [rLo, rHi] = rowRange(b, f, t0, t1);
+    const [rLo, rHi] = rowRange(f, b.rows, b.groupRange(t0, t1));
     let picked = 0;
     for (const id of ids) {
       if (id + 1 >= byLane.offsets.length) continue;
@@ -116,15 +116,16 @@ export async function gpuSeries(
     // Few of the span's rows selected (a 32-lane view of a 1024-GPU hour): read just theirs.
     // Otherwise one pass in file order: reading lane by lane jumps across the columns, and
     // for half the rows (32 of 64 lanes) it was slower than reading them all (docs/bench.md).
+    const groups = b.groupRange(t0, t1);
     if (pickedRows[bi]! * LANE_READ_RATIO < spanRows[bi]!) {
-      const [rLo, rHi] = rowRange(b, f, t0, t1);
-      const g0 = b.groupRange(t0, t1)[0];
+      const [rLo, rHi] = rowRange(f, b.rows, groups);
+      const g0 = groups[0];
       for (const id of ids) {
         if (pos[id]! < 0 || id + 1 >= byLane.offsets.length) continue;
         const [from, to] = laneRowSpan(byLane, id, rLo, rHi);
         if (to > from) pos[id] = fillLaneRows(cols, pos[id]!, end[id]!, f, byLane.order, from, to, g0, lo, hi);
       }
-    } else fillRows(cols, pos, end, f, b.rows, b.groupRange(t0, t1), lo, hi);
+    } else fillRows(cols, pos, end, f, b.rows, groups, lo, hi);
   }
   const lanes: LaneAcc[] = [];
   for (const id of ids) {
@@ -199,11 +200,10 @@ function giveColumns(c: LaneColumns): void {
  */
 const LANE_READ_RATIO = 4;
 
-/** Rows [rLo, rHi) of the groups `groupRange(t0, t1)` gives (flat columns). */
-function rowRange(b: GpuBlock, f: NonNullable<ReturnType<GpuBlock["flat"]>>, t0: number | null, t1: number | null): [number, number] {
-  const [g0, g1] = b.groupRange(t0, t1);
+/** Rows [rLo, rHi) of groups [g0, g1) of a block's flat columns (`rows` rows in all). */
+function rowRange(f: NonNullable<ReturnType<GpuBlock["flat"]>>, rows: number, [g0, g1]: [number, number]): [number, number] {
   const G = f.gTs.length;
-  return [g0 < G ? f.gStart[g0]! : b.rows, g1 < G ? f.gStart[g1]! : b.rows];
+  return [g0 < G ? f.gStart[g0]! : rows, g1 < G ? f.gStart[g1]! : rows];
 }
 
 /** Append the rows of groups [g0, g1) with ticks in [lo, hi] to their lanes (`pos`), in file order. */
