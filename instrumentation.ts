@@ -8,11 +8,17 @@
  * returns, so the warm-up is awaited — a request that raced a background warm-up would wait
  * for whatever module load is running (measured: the first `/api/meta` 125–320 ms that way,
  * 30–55 ms awaited). It is bounded: after WARMUP_AWAIT_MS the hook returns and the rest
- * continues in the background. RLBOARD_WARMUP=0 turns it off.
+ * continues in the background. Then it sends the requests that warm Next's own request path
+ * (phase 3 of lib/server/warmup.ts), which Next serves as soon as this hook has returned.
+ * RLBOARD_WARMUP=0 turns it off.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const [{ ensureAlertLoop }, warmup] = await Promise.all([import("@/lib/server/alerts"), import("@/lib/server/warmup")]);
   ensureAlertLoop();
-  if (warmup.warmUpEnabled()) await warmup.warmUp();
+  if (!warmup.warmUpEnabled()) return;
+  await warmup.warmUp();
+  // Requests to itself: held by Next until this hook returns, then served first. Not under
+  // `next dev`, which compiles each route on its first request (seconds, and no one's wait).
+  if (process.env.NODE_ENV === "production") warmup.startRequestWarmup();
 }

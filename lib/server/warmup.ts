@@ -20,6 +20,16 @@
  *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`)
  *     and the newest of those steps' trajectory lanes (what a step view asks with them),
  *     with the JSON text of that step's two answers (kept per process: lib/api/json.ts).
+ *  3. `startRequestWarmup` — once the hook has returned, one request to each route phase 1
+ *     loaded, sent to the server's own address with a bearer token no server issues
+ *     (`warmupRequestPaths`, WARMUP_TOKEN: each is answered 401 after the token lookup,
+ *     before any run or file is looked at). The first request of a route paid ~4–8 ms on
+ *     this machine for Next's first pass through its request path — route matching, the
+ *     route's parameters, `prepare`, the response stream — and ~5 ms more for the routes'
+ *     own first settings parse and database open (Next loads lib/ a second time for the
+ *     routes: what the hook did above is not theirs). Only a request can take these (#20).
+ *     `/api/health` answers once they are done (`requestWarmupSettled`), so a readiness
+ *     wait (`npm run serve`, load balancers) sees a server that has paid it.
  *
  * Opt out with RLBOARD_WARMUP=0.
  */
@@ -50,7 +60,7 @@ export function warmUpEnabled(): boolean {
   return process.env.RLBOARD_WARMUP !== "0";
 }
 
-const g = globalThis as unknown as { __rlboardWarmup?: Promise<void> };
+const g = globalThis as unknown as { __rlboardWarmup?: Promise<void>; __rlboardRequestWarmup?: Promise<number> };
 
 /**
  * Both phases, once per process: resolves when they are done or after WARMUP_AWAIT_MS,
@@ -96,6 +106,9 @@ function distDir(): string {
   return path.resolve(/* turbopackIgnore: true */ process.cwd(), process.env.RLBOARD_DIST_DIR ?? ".next");
 }
 
+/** The routes `warmRouteModules` loaded in this process, in the order it loaded them (phase 3 asks them). */
+const loadedRoutes = new Set<string>();
+
 /**
  * Load every API route's module graph (Next 16's route entries load their handler module
  * lazily, on the first request: `routeModule.ensureUserland`). Routes are taken from the
@@ -115,7 +128,7 @@ export async function warmRouteModules(deadline = performance.now() + WARMUP_BUD
   // The first screen's routes first: a request arriving meanwhile finds them loaded.
   const first = ["/api/meta/route", "/api/runs/route", "/api/timeline/topology/route"];
   const routes = Object.entries(manifest)
-    .filter(([page, file]) => page.startsWith("/api/") && page.endsWith("/route") && !COLD_ROUTES.test(page) && /^app\/[^\0]+\.js$/.test(file))
+    .filter(([page, file]) => isWarmRoute(page) && /^app\/[^\0]+\.js$/.test(file))
     .sort(([a], [b]) => rank(a, first) - rank(b, first) || a.localeCompare(b));
   let n = 0;
   for (const [page, file] of routes) {
@@ -126,6 +139,7 @@ export async function warmRouteModules(deadline = performance.now() + WARMUP_BUD
       if (typeof mod?.ensureUserland === "function") {
         await mod.ensureUserland();
         n++;
+        loadedRoutes.add(page);
         loadRouteManifests(mod, page);
       }
     } catch {
@@ -158,6 +172,11 @@ function loadRouteManifests(mod: NonNullable<RouteEntry["routeModule"]>, page: s
  * (each loaded module graph stays resident; the RSS target of #20 is 330 MB).
  */
 const COLD_ROUTES = /^\/api\/(?:auth|export|compare|health|\[\.\.\.unknown\]|rollout\/search|rollout\/\[rolloutId\]\/(?:drift|traces|sample\/\[sampleIndex\]\/trace))\//;
+
+/** An API route page (`/api/…/route`) phases 1 and 3 warm: every one but COLD_ROUTES. */
+export function isWarmRoute(page: string): boolean {
+  return page.startsWith("/api/") && page.endsWith("/route") && !COLD_ROUTES.test(page);
+}
 
 function rank(page: string, first: readonly string[]): number {
   const i = first.indexOf(page);
@@ -230,4 +249,117 @@ export async function warmRuns(deadline = performance.now() + WARMUP_BUDGET_MS, 
     await yieldToIo();
   }
   return n;
+}
+
+/**
+ * A route page of the build (`/api/rollout/[rolloutId]/summary/route`) as a path to ask
+ * (`/api/rollout/0/summary`): each dynamic segment is 0. Null for a catch-all segment.
+ */
+export function routeRequestPath(page: string): string | null {
+  if (!page.endsWith("/route")) return null;
+  const p = page.slice(0, -"/route".length).replace(/\[[A-Za-z_][A-Za-z0-9_]*\]/g, "0");
+  return p.includes("[") ? null : p;
+}
+
+/**
+ * What phase 3 asks: one request to each API route `warmRouteModules` loaded (the first
+ * screen's first), dynamic segments 0. Each route's first request paid its own pass (Next
+ * prepares every route entry on its first request: parameters, manifests): asking only
+ * one route of each kind left the step's trajectories at 16.8 ms against 12.1 with all
+ * asked. All answer 401 in withApi (WARMUP_TOKEN names no one) before their query is
+ * parsed or a run is opened, so nothing is read, counted or recorded (no user, no run,
+ * no audit) — app/api/warmup-requests.test.ts holds every such route to that.
+ */
+export function warmupRequestPaths(): string[] {
+  return [...loadedRoutes].map(routeRequestPath).filter((p): p is string => p !== null);
+}
+
+/**
+ * The bearer token phase 3 sends: never one this server issues (its tokens are `rlb_` and
+ * 43 base64url characters, lib/server/auth/users.ts createToken), so the lookup finds no
+ * one — what any client with a wrong token gets — but the request takes the path an API
+ * client's does (settings, database, token hash and lookup).
+ */
+export const WARMUP_TOKEN = "rlboard-warm-up";
+/** Each warm-up request gives up after this long (a server that cannot reach itself). */
+export const WARMUP_REQUEST_TIMEOUT_MS = 2_000;
+/** Phase 3 asks nothing after this long, and `/api/health` waits for it at most this long. */
+export const WARMUP_SETTLE_CAP_MS = 5_000;
+
+/**
+ * The address the server answers on, for requests to itself: the origin `next start`
+ * records once it listens (`__NEXT_PRIVATE_ORIGIN`, e.g. http://127.0.0.1:7799 or
+ * http://localhost:3000 when bound to every interface), else the loopback address at
+ * its PORT. Null when neither is known, or where the server speaks https (its certificate
+ * would not name the loopback address).
+ */
+export function ownOrigin(env: Readonly<Record<string, string | undefined>> = process.env): string | null {
+  const recorded = env.__NEXT_PRIVATE_ORIGIN;
+  if (recorded) {
+    try {
+      const u = new URL(recorded);
+      return u.protocol === "http:" ? u.origin : null;
+    } catch {
+      /* fall back to the port */
+    }
+  }
+  const port = Number(env.PORT);
+  return Number.isInteger(port) && port > 0 && port < 65536 ? `http://127.0.0.1:${port}` : null;
+}
+
+/**
+ * Ask each path once, one after the other, with WARMUP_TOKEN; any answer counts (the
+ * request went through the server's request path). Resolves with how many were answered;
+ * never rejects. A path that does not answer within `timeoutMs` is given up, and none is
+ * asked after `budgetMs`.
+ */
+export async function warmRequests(
+  origin: string,
+  paths: readonly string[],
+  timeoutMs = WARMUP_REQUEST_TIMEOUT_MS,
+  budgetMs = WARMUP_SETTLE_CAP_MS,
+): Promise<number> {
+  const deadline = performance.now() + budgetMs;
+  let answered = 0;
+  for (const p of paths) {
+    if (performance.now() > deadline) break;
+    try {
+      const res = await fetch(origin + p, {
+        headers: { authorization: `Bearer ${WARMUP_TOKEN}` },
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: "manual",
+        cache: "no-store",
+      });
+      await res.arrayBuffer();
+      answered++;
+    } catch {
+      /* unreachable or too slow: the first real request of that kind pays the pass */
+    }
+  }
+  return answered;
+}
+
+/**
+ * Phase 3, once per process, called by the hook before it returns: its first request is
+ * sent at once and waits in Next's queue until the hook has returned; the others follow one
+ * by one. Does nothing without a known origin or a loaded route.
+ */
+export function startRequestWarmup(env: Readonly<Record<string, string | undefined>> = process.env, paths: readonly string[] = warmupRequestPaths()): void {
+  if (g.__rlboardRequestWarmup) return;
+  const origin = ownOrigin(env);
+  // No full collection after them (as the hook does after its own work): one here made the
+  // next first requests slower (topology 10.9 → 20.7 ms), not faster.
+  g.__rlboardRequestWarmup = origin && paths.length > 0 ? warmRequests(origin, paths) : Promise.resolve(0);
+}
+
+/**
+ * Resolves once phase 3 is done (at once where none was started, e.g. RLBOARD_WARMUP=0 or
+ * outside `next start`), and after `capMs` at the latest.
+ */
+export function requestWarmupSettled(capMs = WARMUP_SETTLE_CAP_MS): Promise<void> {
+  const pending = g.__rlboardRequestWarmup;
+  if (!pending) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
+  return Promise.race([pending.then(() => undefined), cap]).finally(() => clearTimeout(timer));
 }
