@@ -4,7 +4,7 @@
  * original shaded relative to the worst step, so a uniformly bad run looked fine).
  */
 import type { Bubble } from "@/lib/charts/api-shapes";
-import { lowerBound } from "@/lib/charts/core/envelope";
+import { lowerBound } from "@/lib/bisect";
 
 export interface StepSpan {
   step: number;

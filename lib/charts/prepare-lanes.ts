@@ -16,7 +16,8 @@ import type {
   TopologyLane,
   TopologyWindow,
 } from "@/lib/charts/api-shapes";
-import { lowerBound, nearestIndex } from "@/lib/charts/core/envelope";
+import { lowerBound } from "@/lib/bisect";
+import { nearestIndex } from "@/lib/charts/core/envelope";
 import { compareLabels } from "@/lib/charts/prepare-line";
 
 export interface PhaseTrack {

@@ -11,6 +11,7 @@
  * (lib/prometheus; docs/api.md 8.6 "Source: Prometheus") — from Prometheus, folded there
  * in PromQL and returned one point per scrape; the derivations below are the same.
  */
+import { lowerBound, upperBound } from "@/lib/bisect";
 import { blockParts, cmpStr, ENGINE_MEAN_AGGREGATED_METRICS, filesStamp, partsOf, type EngineMetricColumns, type MetricStore, type Part } from "@/lib/store/telemetry";
 import { pickNumbers, strideIndices } from "@/lib/timeline/downsample";
 import { SGLANG_HISTORY_METRICS } from "@/lib/store/format";
@@ -216,30 +217,6 @@ async function computeParts(
   await Promise.all(live.map((b) => b.ensureRaw(metricId)));
   const cols = live.map((b) => b.metrics.get(metricId)).filter((c): c is EngineMetricColumns => c !== undefined && c.rows > 0);
   return partsOf(store.dicts, cols, t0, t1, perDpRank, mean);
-}
-
-/** First index with `a[i] >= x` (a ascending). */
-function lowerBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (a[m]! < x) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
-
-/** First index with `a[i] > x` (a ascending). */
-function upperBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (a[m]! <= x) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
 }
 
 function rateOf(p: Part): Part | null {

@@ -2,6 +2,7 @@
  * GPU utilisation series and process snapshots (docs/api.md 8.5). Rows come straight from the
  * typed columns of the gpu_util blocks; only the selected points become JS numbers.
  */
+import { lowerBound } from "@/lib/bisect";
 import { timeSlicer } from "@/lib/timeline/slice";
 import { cmpStr, forEachTickRun, type GpuBlock, type GpuProcessSample, type LaneRows, type MetricStore } from "@/lib/store/telemetry";
 import { minMaxIndices, packedNumbers } from "@/lib/timeline/downsample";
@@ -253,16 +254,9 @@ function appendTick(
 
 /** Where lane `id`'s rows in [rLo, rHi) are in `x.order`: [from, to). */
 function laneRowSpan(x: LaneRows, id: number, rLo: number, rHi: number): [number, number] {
-  const lower = (v: number, a: number, b: number) => {
-    while (a < b) {
-      const m = (a + b) >>> 1;
-      if (x.order[m]! < v) a = m + 1;
-      else b = m;
-    }
-    return a;
-  };
-  const from = lower(rLo, x.offsets[id]!, x.offsets[id + 1]!);
-  return [from, lower(rHi, from, x.offsets[id + 1]!)];
+  const end = x.offsets[id + 1]!;
+  const from = lowerBound(x.order, rLo, x.offsets[id], end);
+  return [from, lowerBound(x.order, rHi, from, end)];
 }
 
 /**

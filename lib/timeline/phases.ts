@@ -3,6 +3,7 @@
  * rollout-manager events painted onto the engine GPUs of each topology window, and the
  * synthetic `initialize` band from `meta.start_ts`.
  */
+import { lowerBound, upperBound } from "@/lib/bisect";
 import { timeSlicer } from "@/lib/timeline/slice";
 import { CHUNK, cmpStr, filesStamp, MASK, OPEN_T1, SHIFT, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
@@ -705,28 +706,8 @@ async function sliceIndex(store: MetricStore, index: PhaseIndex, t0: number | nu
     await pause();
     // [lo, hi): events that may overlap — before lo every event ends at or before t0; from
     // hi on, only rollout-manager pieces can still start (as events) before t1
-    let lo = 0;
-    let hi = l.n;
-    if (t1 !== null) {
-      let a = 0;
-      let b = l.n;
-      while (a < b) {
-        const m = (a + b) >>> 1;
-        if (l.t0[m]! < t1) a = m + 1;
-        else b = m;
-      }
-      hi = a;
-    }
-    if (t0 !== null) {
-      let a = 0;
-      let b = l.n;
-      while (a < b) {
-        const m = (a + b) >>> 1;
-        if (l.maxEnd[m]! > t0) b = m;
-        else a = m + 1;
-      }
-      lo = a;
-    }
+    const hi = t1 === null ? l.n : lowerBound(l.t0, t1, 0, l.n);
+    const lo = t0 === null ? 0 : upperBound(l.maxEnd, t0, 0, l.n);
     pick.length = 0;
     for (let p = lo; p < hi; p++) if ((t1 === null || l.evT0[p]! < t1) && (t0 === null || l.evT1[p]! > t0)) pick.push(p);
     for (const p of l.rm) if (p >= hi && p >= lo && (t1 === null || l.evT0[p]! < t1) && (t0 === null || l.evT1[p]! > t0)) pick.push(p);

@@ -4,26 +4,7 @@
  * them). NaN is a gap: a column is closed at a gap and a NaN break is emitted, so a line
  * never bridges missing data. Columns are sorted x (binary searches assume it).
  */
-
-/** First index i with xs[i] >= v (xs ascending). */
-export function lowerBound(xs: ArrayLike<number>, v: number, lo = 0, hi = xs.length): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (xs[mid]! < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First index i with xs[i] > v (xs ascending). */
-export function upperBound(xs: ArrayLike<number>, v: number, lo = 0, hi = xs.length): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (xs[mid]! <= v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+import { lowerBound, upperBound } from "@/lib/bisect";
 
 /**
  * Index range [i0, i1) to draw for the window [x0, x1]: the points inside plus one
