@@ -6,11 +6,13 @@
  * a real data dir and run.
  */
 import fs from "node:fs";
+import { NextRequest } from "next/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "@/lib/server/auth/users";
 import { getDb } from "@/lib/server/db";
 import { recentlyOpenedRuns } from "@/lib/server/runs/recent";
-import { isWarmRoute, routeRequestPath, WARMUP_TOKEN } from "@/lib/server/warmup";
+import { isWarmRoute, routeRequestPath, WARMUP_PAGES, WARMUP_TOKEN } from "@/lib/server/warmup";
+import { proxy } from "@/proxy";
 import { phase, RunBuilder } from "@/lib/store/telemetry/testing";
 import { callJson, callRoute, setupTestServer, type TestServer } from "@/lib/testing/api";
 import { GET as healthGET } from "./health/route";
@@ -62,6 +64,19 @@ describe("the warm-up's requests to the server itself", () => {
     // The same route with a real token does read the run (the test above is not vacuous).
     expect((await callRoute(metaGET, "/api/meta", { token: server.token })).status).toBe(200);
     expect(recentlyOpenedRuns(getDb())).toHaveLength(1);
+  });
+
+  it("ask only pages the proxy lets in without a session (others would be redirected, not rendered)", async () => {
+    expect(WARMUP_PAGES).toEqual(["/login"]);
+    for (const page of WARMUP_PAGES) {
+      const res = await proxy(new NextRequest(`http://127.0.0.1:3000${page}`, { headers: { authorization: `Bearer ${WARMUP_TOKEN}` } }));
+      expect(res.headers.get("x-middleware-next"), page).toBe("1");
+      expect(res.headers.get("location")).toBeNull();
+    }
+    // A dashboard page is not among them: without a session it is a redirect to /login.
+    const res = await proxy(new NextRequest("http://127.0.0.1:3000/runs", { headers: { authorization: `Bearer ${WARMUP_TOKEN}` } }));
+    expect(res.status).toBe(307);
+    expect(new URL(res.headers.get("location")!).pathname).toBe("/login");
   });
 
   it("send a token no user can hold: the server's tokens have another shape", () => {

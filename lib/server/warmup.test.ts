@@ -63,8 +63,8 @@ describe("warmRouteModules", () => {
       "/api/advisory/route",
       "/api/rollout/[rolloutId]/summary/route",
     ]);
-    // Phase 3 asks the routes it loaded, in the same order.
-    expect(warmupRequestPaths()).toEqual(["/api/meta", "/api/timeline/topology", "/api/advisory", "/api/rollout/0/summary"]);
+    // Phase 3 asks the sign-in page, then the routes it loaded, in the same order.
+    expect(warmupRequestPaths()).toEqual(["/login", "/api/meta", "/api/timeline/topology", "/api/advisory", "/api/rollout/0/summary"]);
   });
 
   it("does nothing without a build, and skips an entry of another shape", async () => {

@@ -20,10 +20,10 @@
  *     steps' summaries where the data dir's cache has them (`DumpReader.warmFromCache`)
  *     and the newest of those steps' trajectory lanes (what a step view asks with them),
  *     with the JSON text of that step's two answers (kept per process: lib/api/json.ts).
- *  3. `startRequestWarmup` — once the hook has returned, one request to each route phase 1
- *     loaded, sent to the server's own address with a bearer token no server issues
- *     (`warmupRequestPaths`, WARMUP_TOKEN: each is answered 401 after the token lookup,
- *     before any run or file is looked at). The first request of a route paid ~4–8 ms on
+ *  3. `startRequestWarmup` — once the hook has returned, the sign-in page and one request to
+ *     each route phase 1 loaded, sent to the server's own address with a bearer token no
+ *     server issues (`warmupRequestPaths`, WARMUP_TOKEN: each route answers 401 after the
+ *     token lookup, before any run or file is looked at; the page renders its form). The first request of a route paid ~4–8 ms on
  *     this machine for Next's first pass through its request path — route matching, the
  *     route's parameters, `prepare`, the response stream — and ~5 ms more for the routes'
  *     own first settings parse and database open (Next loads lib/ a second time for the
@@ -271,8 +271,17 @@ export function routeRequestPath(page: string): string | null {
  * no audit) — app/api/warmup-requests.test.ts holds every such route to that.
  */
 export function warmupRequestPaths(): string[] {
-  return [...loadedRoutes].map(routeRequestPath).filter((p): p is string => p !== null);
+  return [...WARMUP_PAGES, ...[...loadedRoutes].map(routeRequestPath).filter((p): p is string => p !== null)];
 }
+
+/**
+ * Pages phase 3 asks first: the sign-in page, the one page that renders without a session
+ * (200, the form; it reads nothing and records nothing). Its render is the server's first
+ * pass through React's server rendering and the page path: the timeline's HTML, first
+ * page after a restart, 410 → 245 ms (55 once warm). The other pages need a session — the
+ * proxy sends a request without one to /login — so their own first render is left.
+ */
+export const WARMUP_PAGES: readonly string[] = ["/login"];
 
 /**
  * The bearer token phase 3 sends: never one this server issues (its tokens are `rlb_` and
