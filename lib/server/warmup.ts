@@ -23,11 +23,13 @@
  *  3. `startRequestWarmup` — once the hook has returned, the sign-in page and one request to
  *     each route phase 1 loaded, sent to the server's own address with a bearer token no
  *     server issues (`warmupRequestPaths`, WARMUP_TOKEN: each route answers 401 after the
- *     token lookup, before any run or file is looked at; the page renders its form). The first request of a route paid ~4–8 ms on
- *     this machine for Next's first pass through its request path — route matching, the
- *     route's parameters, `prepare`, the response stream — and ~5 ms more for the routes'
- *     own first settings parse and database open (Next loads lib/ a second time for the
- *     routes: what the hook did above is not theirs). Only a request can take these (#20).
+ *     token lookup, before any run or file is looked at; the page renders its form). The
+ *     first request of a route paid ~4–8 ms on this machine for Next's first pass through
+ *     its request path — route matching, the route's parameters, `prepare`, the response
+ *     stream — and ~5 ms more for the routes' own first settings parse and database open
+ *     (Next loads lib/ a second time for the routes: what the hook did above is not
+ *     theirs); the first page ~160 ms for React's first server render. Only a request can
+ *     take these (#20).
  *     `/api/health` answers once they are done (`requestWarmupSettled`), so a readiness
  *     wait (`npm run serve`, load balancers) sees a server that has paid it.
  *
@@ -361,13 +363,17 @@ export function startRequestWarmup(env: Readonly<Record<string, string | undefin
   g.__rlboardRequestWarmup = origin && paths.length > 0 ? warmRequests(origin, paths) : Promise.resolve(0);
 }
 
+/** Phase 3 runs that are done: health stops waiting on them (no race, no timer). */
+const settledWarmups = new WeakSet<Promise<number>>();
+
 /**
  * Resolves once phase 3 is done (at once where none was started, e.g. RLBOARD_WARMUP=0 or
  * outside `next start`), and after `capMs` at the latest.
  */
 export function requestWarmupSettled(capMs = WARMUP_SETTLE_CAP_MS): Promise<void> {
   const pending = g.__rlboardRequestWarmup;
-  if (!pending) return Promise.resolve();
+  if (!pending || settledWarmups.has(pending)) return Promise.resolve();
+  void pending.then(() => settledWarmups.add(pending));
   let timer: NodeJS.Timeout | undefined;
   const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
   return Promise.race([pending.then(() => undefined), cap]).finally(() => clearTimeout(timer));
