@@ -264,13 +264,14 @@ export function routeRequestPath(page: string): string | null {
 }
 
 /**
- * What phase 3 asks: one request to each API route `warmRouteModules` loaded (the first
- * screen's first), dynamic segments 0. Each route's first request paid its own pass (Next
- * prepares every route entry on its first request: parameters, manifests): asking only
- * one route of each kind left the step's trajectories at 16.8 ms against 12.1 with all
- * asked. All answer 401 in withApi (WARMUP_TOKEN names no one) before their query is
- * parsed or a run is opened, so nothing is read, counted or recorded (no user, no run,
- * no audit) — app/api/warmup-requests.test.ts holds every such route to that.
+ * What phase 3 asks: WARMUP_PAGES, then one request to each API route `warmRouteModules`
+ * loaded (the first screen's first), dynamic segments 0. Each route's first request paid
+ * its own pass (Next prepares every route entry on its first request: parameters,
+ * manifests): asking only one route of each kind left the step's trajectories at 16.8 ms
+ * against 12.1 with all asked. The routes answer 401 in withApi (WARMUP_TOKEN names no
+ * one) before their query is parsed or a run is opened, so nothing is read, counted or
+ * recorded (no user, no run, no audit) — app/api/warmup-requests.test.ts holds every
+ * such route, and the pages, to that.
  */
 export function warmupRequestPaths(): string[] {
   return [...WARMUP_PAGES, ...[...loadedRoutes].map(routeRequestPath).filter((p): p is string => p !== null)];
@@ -353,7 +354,7 @@ export async function warmRequests(
 /**
  * Phase 3, once per process, called by the hook before it returns: its first request is
  * sent at once and waits in Next's queue until the hook has returned; the others follow one
- * by one. Does nothing without a known origin or a loaded route.
+ * by one. Does nothing without a known origin (or with nothing to ask).
  */
 export function startRequestWarmup(env: Readonly<Record<string, string | undefined>> = process.env, paths: readonly string[] = warmupRequestPaths()): void {
   if (g.__rlboardRequestWarmup) return;
