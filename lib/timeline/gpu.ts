@@ -254,8 +254,9 @@ function appendTick(
 
 /** Where lane `id`'s rows in [rLo, rHi) are in `x.order`: [from, to). */
 function laneRowSpan(x: LaneRows, id: number, rLo: number, rHi: number): [number, number] {
+  const start = x.offsets[id]!;
   const end = x.offsets[id + 1]!;
-  const from = lowerBound(x.order, rLo, x.offsets[id], end);
+  const from = lowerBound(x.order, rLo, start, end);
   return [from, lowerBound(x.order, rHi, from, end)];
 }
 
