@@ -4,7 +4,7 @@
  * vertical time grid. All data decisions were made in lib/charts/prepare-lanes.ts; this
  * only maps time → pixels for the current viewport and strokes.
  */
-import { columnEnvelope, reduceM4 } from "@/lib/charts/core/envelope";
+import { columnEnvelope, reduceM4, traceColumns } from "@/lib/charts/core/envelope";
 import { isHatchedPhase, laneColors, phaseColor } from "@/lib/charts/palette";
 import type { LaneRow, LanesModel } from "@/lib/charts/prepare-lanes";
 import type { Viewport } from "@/lib/charts/timeline-viewport";
@@ -134,8 +134,8 @@ interface SeriesStyle {
  * One series over [x0, x1], drawn into [px0, px0 + widthPx]. Dense windows (more points
  * than pixels) become one 1-px column per pixel: the area up to each column's max and
  * the min–max bar (joined to the previous column) in the line colour — axis-aligned
- * rects, cheap whatever the noise (see columnEnvelope). Sparse windows are stroked
- * through their raw points; NaN lifts the pen.
+ * boxes, each set filled as one outline (traceColumns), cheap whatever the noise (see
+ * columnEnvelope). Sparse windows are stroked through their raw points; NaN lifts the pen.
  */
 function drawSeries(
   ctx: CanvasRenderingContext2D,
@@ -151,26 +151,33 @@ function drawSeries(
   const env = columnEnvelope(xs, ys, x0, x1, widthPx);
   const lw = style.lineWidth;
   if (env) {
+    const cols = env.cols;
+    const top = new Float64Array(cols);
+    const bottom = new Float64Array(cols);
     if (style.fill !== undefined && style.base !== undefined) {
-      const base = style.base;
+      for (let c = 0; c < cols; c++) {
+        const h = env.hi[c]!;
+        top[c] = Number.isNaN(h) ? Number.NaN : sy(h);
+      }
+      bottom.fill(style.base);
       ctx.fillStyle = style.fill;
       ctx.beginPath();
-      for (let c = 0; c < env.cols; c++) {
-        const h = env.hi[c]!;
-        if (Number.isNaN(h)) continue;
-        const y = sy(h);
-        ctx.rect(px0 + c, y, 1, base - y);
-      }
+      traceColumns(ctx, cols, px0, top, bottom);
       ctx.fill();
+    }
+    for (let c = 0; c < cols; c++) {
+      const a = env.barLo[c]!;
+      if (Number.isNaN(a)) {
+        top[c] = Number.NaN;
+        continue;
+      }
+      const t = sy(env.barHi[c]!);
+      top[c] = t - lw / 2;
+      bottom[c] = top[c]! + Math.max(lw, sy(a) - t + lw);
     }
     ctx.fillStyle = style.line;
     ctx.beginPath();
-    for (let c = 0; c < env.cols; c++) {
-      const a = env.barLo[c]!;
-      if (Number.isNaN(a)) continue;
-      const top = sy(env.barHi[c]!);
-      ctx.rect(px0 + c, top - lw / 2, 1, Math.max(lw, sy(a) - top + lw));
-    }
+    traceColumns(ctx, cols, px0, top, bottom);
     ctx.fill();
     return;
   }

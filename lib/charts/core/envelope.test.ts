@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { columnEnvelope, nearestFiniteIndex, nearestIndex, nearestInPixels, reduceM4, visibleRange, yExtentInWindow } from "@/lib/charts/core/envelope";
+import { columnEnvelope, nearestFiniteIndex, nearestIndex, nearestInPixels, reduceM4, traceColumns, visibleRange, yExtentInWindow, type PathSink } from "@/lib/charts/core/envelope";
 
 const seq = (n: number, f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
 
@@ -116,5 +116,90 @@ describe("nearestInPixels", () => {
     expect(nearestInPixels(xs, ys, id, id, 190, 40, 20)).toBe(2);
     expect(nearestInPixels(xs, ys, id, id, 100, 0, 20)).toBe(-1); // the NaN point is never picked
     expect(nearestInPixels(xs, ys, id, id, 3, 4, 5)).toBe(0);
+  });
+});
+
+/** Records closed polygons; `winding` is the nonzero rule a canvas fills with. */
+class Polygons implements PathSink {
+  readonly rings: [number, number][][] = [];
+  calls = 0;
+  moveTo(x: number, y: number) {
+    this.calls++;
+    this.rings.push([[x, y]]);
+  }
+  lineTo(x: number, y: number) {
+    this.calls++;
+    this.rings.at(-1)!.push([x, y]);
+  }
+  closePath() {
+    this.calls++;
+  }
+  winding(px: number, py: number): number {
+    let w = 0;
+    for (const ring of this.rings) {
+      for (let i = 0; i < ring.length; i++) {
+        const [ax, ay] = ring[i]!;
+        const [bx, by] = ring[(i + 1) % ring.length]!;
+        // a horizontal ray to +x: count upward / downward crossings of each edge
+        if (ay <= py && by > py && (bx - ax) * (py - ay) - (px - ax) * (by - ay) > 0) w++;
+        else if (ay > py && by <= py && (bx - ax) * (py - ay) - (px - ax) * (by - ay) < 0) w--;
+      }
+    }
+    return w;
+  }
+}
+
+describe("traceColumns", () => {
+  // deterministic pseudo-random numbers
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+
+  it("covers exactly the union of the column boxes: gaps, equal neighbours, disjoint and nested spans", () => {
+    for (let round = 0; round < 24; round++) {
+      const cols = 1 + Math.floor(rnd() * 60);
+      const x0 = rnd() * 10;
+      const top = new Float64Array(cols);
+      const bottom = new Float64Array(cols);
+      for (let c = 0; c < cols; c++) {
+        const r = rnd();
+        if (r < 0.15) {
+          top[c] = Number.NaN; // no box
+          continue;
+        }
+        // quantised so that equal neighbours are common
+        top[c] = r < 0.35 && c > 0 && !Number.isNaN(top[c - 1]!) ? top[c - 1]! : Math.round(rnd() * 16) * 2.5;
+        bottom[c] = r < 0.5 && c > 0 && !Number.isNaN(top[c - 1]!) ? Math.max(top[c]! + 0.5, bottom[c - 1]!) : top[c]! + 0.5 + Math.round(rnd() * 12) * 2.5;
+      }
+      const p = new Polygons();
+      traceColumns(p, cols, x0, top, bottom);
+      for (let c = 0; c < cols; c++) {
+        const px = x0 + c + 0.5;
+        for (let y = -1.3; y < 80; y += 1.1) {
+          const inside = !Number.isNaN(top[c]!) && y > top[c]! && y < bottom[c]!;
+          if (Math.abs(y - top[c]!) < 1e-9 || Math.abs(y - bottom[c]!) < 1e-9) continue; // on an edge
+          expect(p.winding(px, y) !== 0, `round ${round} column ${c} y ${y}`).toBe(inside);
+        }
+      }
+    }
+  });
+
+  it("one outline per run of boxes, and equal neighbours add no vertex", () => {
+    const p = new Polygons();
+    const N = Number.NaN;
+    traceColumns(p, 7, 10, [5, 5, 5, N, 3, 4, N], [9, 9, 9, 0, 8, 8, 0]);
+    expect(p.rings).toEqual([
+      [[10, 5], [13, 5], [13, 9], [10, 9]],
+      [[14, 3], [15, 3], [15, 4], [16, 4], [16, 8], [14, 8]],
+    ]);
+    const none = new Polygons();
+    traceColumns(none, 3, 0, [N, N, N], [1, 1, 1]);
+    expect(none.calls).toBe(0);
+  });
+
+  it("costs path calls per step, not per column, on a flat series", () => {
+    const p = new Polygons();
+    const cols = 1330;
+    traceColumns(p, cols, 0, new Float64Array(cols).fill(20), new Float64Array(cols).fill(60));
+    expect(p.calls).toBeLessThanOrEqual(6);
   });
 });

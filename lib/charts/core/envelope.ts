@@ -243,6 +243,57 @@ export function columnEnvelope(xs: ArrayLike<number>, ys: ArrayLike<number>, x0:
   return { cols, lo, hi, barLo, barHi };
 }
 
+/** The path calls a column outline makes (a CanvasRenderingContext2D or a Path2D has them). */
+export interface PathSink {
+  moveTo(x: number, y: number): void;
+  lineTo(x: number, y: number): void;
+  closePath(): void;
+}
+
+/**
+ * Columns c ∈ [0, cols) as 1-px boxes [x0 + c, x0 + c + 1] × [top[c], bottom[c]] (top NaN:
+ * no box), traced as one closed outline per run of consecutive boxes: along the tops left
+ * to right, back along the bottoms. Inside the strip of column c the outline's only
+ * horizontal edges are that column's top and bottom, so it covers exactly the union of
+ * the boxes (nonzero winding, whatever the neighbours' spans) — the pixels of one
+ * `rect` per column. A software rasteriser pays per edge crossing a scanline: a path of
+ * 1,330 rects has 2,660 on every row of a lane's util area, the outline two per step
+ * of the tops (Chromium, 32 lanes: 200 → 70 ms). Equal neighbours add no vertex.
+ */
+export function traceColumns(p: PathSink, cols: number, x0: number, top: ArrayLike<number>, bottom: ArrayLike<number>): void {
+  let c = 0;
+  while (c < cols) {
+    if (Number.isNaN(top[c]!)) {
+      c++;
+      continue;
+    }
+    const first = c;
+    while (c < cols && !Number.isNaN(top[c]!)) c++;
+    const last = c - 1;
+    let y = top[first]!;
+    p.moveTo(x0 + first, y);
+    for (let k = first + 1; k <= last; k++) {
+      const t = top[k]!;
+      if (t === y) continue;
+      p.lineTo(x0 + k, y);
+      p.lineTo(x0 + k, t);
+      y = t;
+    }
+    p.lineTo(x0 + last + 1, y);
+    y = bottom[last]!;
+    p.lineTo(x0 + last + 1, y);
+    for (let k = last - 1; k >= first; k--) {
+      const b = bottom[k]!;
+      if (b === y) continue;
+      p.lineTo(x0 + k + 1, y);
+      p.lineTo(x0 + k + 1, b);
+      y = b;
+    }
+    p.lineTo(x0 + first, y);
+    p.closePath();
+  }
+}
+
 /** Index of the finite point nearest in pixels to (px, py), within `maxPx`; -1 if none (scatter picking). */
 export function nearestInPixels(
   xs: ArrayLike<number>,
