@@ -57,7 +57,7 @@ export function useLaneModel(
   const answers = useMemo(() => ({ phases: phases.data, gpu: gpu.data, engine: engine.data }), [phases.data, gpu.data, engine.data]);
   const held = useHeldWhile(holding, answers);
   const model = useMemo(
-    () => prepareLanes({ lanes: shown, phases: held.phases?.phases, gpu: held.gpu, windows, overlayMetric: ovMetric, engine: ovMetric ? held.engine : undefined }),
+    () => prepareLanes({ lanes: shown, phases: held.phases, gpu: held.gpu, windows, overlayMetric: ovMetric, engine: ovMetric ? held.engine : undefined }),
     [shown, held, windows, ovMetric],
   );
   const processTracks = useMemo(() => prepareProcessTracks(procs.data?.processes), [procs.data]);

@@ -28,7 +28,6 @@ export type TopologyResponse = GetTopologyResponse;
 export type TopologyLane = GetTopologyResponse["lanes"][number];
 export type TopologyWindow = GetTopologyResponse["windows"][number];
 export type PhasesResponse = GetPhasesResponse;
-export type PhaseRow = GetPhasesResponse["phases"][number];
 export type GpuResponse = GetGpuResponse;
 export type ProcessesResponse = GetGpuProcessesResponse;
 export type ProcessRow = GetGpuProcessesResponse["processes"][number];

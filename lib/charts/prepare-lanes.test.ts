@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineSeriesResponse, GpuResponse, PhasesResponse, TopologyResponse } from "@/lib/charts/api-shapes";
+import { phaseLanesFromRows } from "@/lib/contracts/binary";
 import { golden } from "@/lib/testing/golden";
 import { engineForLane, gpuColumns, gpuSampleAt, overlayAt, phasesAt, phaseTrack, prepareLanes, prepareProcessTracks, processesAt } from "@/lib/charts/prepare-lanes";
 
@@ -10,12 +11,24 @@ describe("phaseTrack", () => {
       { name: "log_probs", t0: 10, t1: 20, node: "n", gpu: 0, rank: 0, role: "train" },
       { name: "update_weights", t0: 100, t1: 110, node: "n", gpu: 0, rank: 0, role: "train" },
     ];
-    const names = new Map([["actor_train", 0], ["log_probs", 1], ["update_weights", 2]]);
-    const t = phaseTrack(rows, names);
+    const cols = phaseLanesFromRows(rows);
+    expect(cols.strings).toEqual(["actor_train", "train", "log_probs", "update_weights"]);
+    const t = phaseTrack(cols.lanes[0]!, [0, 9, 1, 2]);
     expect(Array.from(t.depth)).toEqual([0, 1, 0]);
+    expect(Array.from(t.name)).toEqual([0, 1, 2]);
     expect(phasesAt(t, 15)).toEqual([0, 1]);
     expect(phasesAt(t, 105)).toEqual([2]);
     expect(phasesAt(t, 200)).toEqual([]);
+  });
+
+  it("sorts by start, the longer interval first on a tie, equal ones in answer order", () => {
+    const row = (t0: number, t1: number, rank: number) => ({ name: "p", t0, t1, node: "n", gpu: 0, rank, role: "train" });
+    const lane = phaseLanesFromRows([row(50, 60, 1), row(10, 20, 2), row(10, 40, 3), row(10, 40, 4), row(5, 8, 5)]).lanes[0]!;
+    const t = phaseTrack(lane, [0, 0]);
+    expect(Array.from(t.rank)).toEqual([5, 3, 4, 2, 1]);
+    expect(Array.from(t.t0)).toEqual([5, 10, 10, 10, 50]);
+    expect(Array.from(t.t1)).toEqual([8, 40, 40, 20, 60]);
+    expect(Array.from(t.depth)).toEqual([0, 0, 1, 2, 0]);
   });
 });
 
@@ -51,7 +64,7 @@ describe("engineForLane", () => {
 describe("prepareLanes on the fixture run", () => {
   it("builds four lanes with phases, util, memory and the overlay", () => {
     const topo = golden<TopologyResponse>("/api/timeline/topology");
-    const phases = golden<PhasesResponse>("/api/timeline/phases?t0=1000000.0&t1=1000329.0").phases;
+    const phases = phaseLanesFromRows(golden<PhasesResponse>("/api/timeline/phases?t0=1000000.0&t1=1000329.0").phases);
     const gpu = golden<GpuResponse>("/api/timeline/gpu?t0=1000000.0&t1=1000329.0");
     const engine = golden<EngineSeriesResponse>("/api/timeline/engine_series?metric=sglang_num_running_reqs&t0=1000000.0&t1=1000329.0");
     const m = prepareLanes({ lanes: topo.lanes, phases, gpu, windows: topo.windows, overlayMetric: "sglang_num_running_reqs", engine });

@@ -11,12 +11,12 @@
  */
 import type {
   EngineSeriesResponse,
-  PhaseRow,
   ProcessRow,
   TopologyLane,
   TopologyWindow,
 } from "@/lib/charts/api-shapes";
 import { lowerBound } from "@/lib/bisect";
+import type { PhaseLaneColumns, PhaseLanes } from "@/lib/contracts/binary";
 import { nearestIndex } from "@/lib/charts/core/envelope";
 import { compareLabels } from "@/lib/charts/prepare-line";
 
@@ -113,10 +113,19 @@ export function gpuColumns(ts: ArrayLike<number>, util: ArrayLike<number | null>
   return out;
 }
 
-/** Phase intervals of one lane, sorted by start, each with its nesting depth. */
-export function phaseTrack(rows: readonly PhaseRow[], nameIndex: Map<string, number>): PhaseTrack {
-  const sorted = [...rows].sort((a, b) => a.t0 - b.t0 || b.t1 - a.t1);
-  const n = sorted.length;
+/**
+ * Phase intervals of one lane, sorted by start (longer first on ties), each with its
+ * nesting depth. `nameIndex[c.name[i]]` = the interval's index into LanesModel.phaseNames.
+ */
+export function phaseTrack(c: PhaseLaneColumns, nameIndex: ArrayLike<number>): PhaseTrack {
+  const n = c.t0.length;
+  let order: ArrayLike<number> | null = null; // null: the answer's order is already the track's
+  for (let i = 1; i < n; i++) {
+    if (c.t0[i]! < c.t0[i - 1]! || (c.t0[i] === c.t0[i - 1] && c.t1[i]! > c.t1[i - 1]!)) {
+      order = Uint32Array.from({ length: n }, (_, k) => k).sort((a, b) => c.t0[a]! - c.t0[b]! || c.t1[b]! - c.t1[a]! || a - b);
+      break;
+    }
+  }
   const track: PhaseTrack = {
     t0: new Float64Array(n),
     t1: new Float64Array(n),
@@ -125,15 +134,17 @@ export function phaseTrack(rows: readonly PhaseRow[], nameIndex: Map<string, num
     depth: new Uint8Array(n),
   };
   const open: number[] = []; // end times of enclosing intervals
-  sorted.forEach((r, i) => {
-    while (open.length > 0 && open[open.length - 1]! <= r.t0) open.pop();
-    track.t0[i] = r.t0;
-    track.t1[i] = r.t1;
-    track.name[i] = nameIndex.get(r.name) ?? 0;
-    track.rank[i] = r.rank;
+  for (let i = 0; i < n; i++) {
+    const r = order === null ? i : order[i]!;
+    const t0 = c.t0[r]!;
+    while (open.length > 0 && open[open.length - 1]! <= t0) open.pop();
+    track.t0[i] = t0;
+    track.t1[i] = c.t1[r]!;
+    track.name[i] = nameIndex[c.name[r]!] ?? 0;
+    track.rank[i] = c.rank[r]!;
     track.depth[i] = Math.min(open.length, 2);
-    open.push(r.t1);
-  });
+    open.push(c.t1[r]!);
+  }
   return track;
 }
 
@@ -159,23 +170,36 @@ export interface GpuLanesInput {
 
 export interface PrepareLanesInput {
   lanes: readonly TopologyLane[];
-  phases: readonly PhaseRow[] | undefined;
+  /** the phases answer's columns (its binary frame, or `phaseLanesFromRows` of its JSON rows) */
+  phases: PhaseLanes | undefined;
   gpu: GpuLanesInput | undefined;
   windows: readonly TopologyWindow[] | undefined;
   overlayMetric: string | null;
   engine: EngineSeriesResponse | undefined;
 }
 
+const NO_PHASES: PhaseLaneColumns = {
+  node: "",
+  gpu: 0,
+  t0: new Float64Array(0),
+  t1: new Float64Array(0),
+  rank: new Float64Array(0),
+  name: new Uint32Array(0),
+  role: new Uint32Array(0),
+};
+
 export function prepareLanes(inp: PrepareLanesInput): LanesModel {
-  const names = [...new Set((inp.phases ?? []).map((p) => p.name))].sort();
-  const nameIndex = new Map(names.map((n, i) => [n, i]));
-  const byLane = new Map<string, PhaseRow[]>();
-  for (const p of inp.phases ?? []) {
-    const k = laneKeyOf(p.node, p.gpu);
-    const l = byLane.get(k);
-    if (l) l.push(p);
-    else byLane.set(k, [p]);
+  // the names used by any lane of the answer, sorted; a frame's string id → its index there
+  const strings = inp.phases?.strings ?? [];
+  const usedName = new Uint8Array(strings.length);
+  const byLane = new Map<string, PhaseLaneColumns>();
+  for (const l of inp.phases?.lanes ?? []) {
+    byLane.set(laneKeyOf(l.node, l.gpu), l);
+    for (let i = 0; i < l.name.length; i++) usedName[l.name[i]!] = 1;
   }
+  const names = strings.filter((_, id) => usedName[id] === 1).sort();
+  const sortedIndex = new Map(names.map((n, i) => [n, i]));
+  const nameIndex = strings.map((s) => sortedIndex.get(s) ?? 0);
 
   let overlay: LanesModel["overlay"] = null;
   const seriesIdx = new Map<string, number>();
@@ -196,13 +220,13 @@ export function prepareLanes(inp: PrepareLanesInput): LanesModel {
   }
 
   let memMax = 0;
-  const present = new Set<string>();
+  const present = new Uint8Array(strings.length); // names in the shown lanes
   const nodes = new Set<string>();
   const lanes: LaneRow[] = inp.lanes.map((l) => {
     const key = laneKeyOf(l.node, l.gpu);
     nodes.add(l.node);
-    const rows = byLane.get(key) ?? [];
-    for (const r of rows) present.add(r.name);
+    const cols = byLane.get(key) ?? NO_PHASES;
+    for (let i = 0; i < cols.name.length; i++) present[cols.name[i]!] = 1;
     const g = inp.gpu?.lanes[key];
     let gpuTrack: GpuTrack | null = null;
     if (g && g.ts.length > 0) {
@@ -217,12 +241,12 @@ export function prepareLanes(inp: PrepareLanesInput): LanesModel {
         if (si !== undefined) spans.push({ t0: w.t0, t1: w.t1 ?? Number.POSITIVE_INFINITY, series: si });
       }
     }
-    return { key, node: l.node, gpu: l.gpu, index: l.index, phases: phaseTrack(rows, nameIndex), gpuTrack, overlay: spans };
+    return { key, node: l.node, gpu: l.gpu, index: l.index, phases: phaseTrack(cols, nameIndex), gpuTrack, overlay: spans };
   });
   return {
     lanes,
     phaseNames: names,
-    phasesPresent: [...present].sort(),
+    phasesPresent: strings.filter((_, id) => present[id] === 1).sort(),
     memMaxMb: memMax,
     overlay,
     multiNode: nodes.size > 1,

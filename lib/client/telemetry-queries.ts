@@ -20,11 +20,10 @@ import type {
   Meta,
   MetricsResponse,
   OutliersResponse,
-  PhasesResponse,
   ProcessesResponse,
   TopologyResponse,
 } from "@/lib/charts/api-shapes";
-import { decodeFrame, decodeGpuFrame } from "@/lib/contracts/binary";
+import { decodeFrame, decodeGpuFrame, decodePhaseFrame } from "@/lib/contracts/binary";
 import type { GetTimelineLanesResponse } from "@/lib/contracts/timeline-lanes";
 import { apiBinary, apiJson } from "@/lib/client/fetcher";
 
@@ -45,7 +44,7 @@ export function telemetryUrl(runId: string, path: string, params: Params = {}): 
  * asks for the data while it is still loading the page's JavaScript.
  */
 export const timelineUrls = {
-  phases: (runId: string, win: Win, lanes: string) => telemetryUrl(runId, "timeline/phases", { t0: win.t0, t1: win.t1, lanes }),
+  phases: (runId: string, win: Win, lanes: string) => telemetryUrl(runId, "timeline/phases", { t0: win.t0, t1: win.t1, lanes, format: "bin" }),
   gpu: (runId: string, win: Win, lanes: string, maxPoints: number) =>
     telemetryUrl(runId, "timeline/gpu", { t0: win.t0, t1: win.t1, lanes, max_points: maxPoints, format: "bin" }),
   processes: (runId: string, win: Win, lanes: string) => telemetryUrl(runId, "timeline/gpu_processes", { t0: win.t0, t1: win.t1, lanes }),
@@ -182,7 +181,8 @@ export const laneQueries = {
   phases: (runId: string, win: Win, lanes: string) =>
     queryOptions({
       queryKey: telemetryKeys.phases(runId, win, lanes),
-      queryFn: () => apiJson<PhasesResponse>(timelineUrls.phases(runId, win, lanes)),
+      // the binary column frame: ~21 k intervals of a 32-lane window without an object each
+      queryFn: async () => decodePhaseFrame(await apiBinary(timelineUrls.phases(runId, win, lanes))),
     }),
   gpu: (runId: string, win: Win, lanes: string, maxPoints: number) =>
     queryOptions({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeFrame, decodeGpuFrame, encodeFrame, encodeGpuFrame } from "@/lib/contracts/binary";
+import { decodeFrame, decodeGpuFrame, decodePhaseFrame, encodeFrame, encodeGpuFrame, encodePhaseFrame, phaseLanesFromRows } from "@/lib/contracts/binary";
 
 describe("binary frame", () => {
   it("round-trips header and payload", () => {
@@ -45,5 +45,55 @@ describe("binary frame", () => {
       }
     }
     expect(() => decodeGpuFrame(bytes.subarray(0, bytes.length - 1))).toThrow(/payload/);
+  });
+
+  it("carries phase lanes as columns: the JSON rows' values and order, strings numbered by first use", () => {
+    // the store's string ids (3 = "train", 7 = "rollout", …) are renumbered by first use
+    const store = ["", "", "", "train", "update_weights", "", "", "rollout", "derived", "initialize"];
+    const lane = (node: string, gpu: number, rows: [number, number, number, number, number][]) => ({
+      node,
+      gpu,
+      n: rows.length,
+      t0: rows.map((r) => r[0]),
+      t1: rows.map((r) => r[1]),
+      rank: rows.map((r) => r[2]),
+      name: rows.map((r) => r[3]),
+      role: rows.map((r) => r[4]),
+    });
+    const lanes = [
+      lane("10.0.0.1", 0, [
+        [999.5, 1000.25, -1, 9, 8],
+        [1000.25, 1764000000.027, 3, 7, 3],
+      ]),
+      lane("10.0.0.1", 1, []),
+      lane("10.0.0.2", 7, [[1001, 1002, 2147483648, 4, 3]]),
+    ];
+    const bytes = encodePhaseFrame(lanes, store);
+    const rows = lanes.flatMap((l) =>
+      Array.from({ length: l.n }, (_, i) => ({ name: store[l.name[i]!]!, t0: l.t0[i]!, t1: l.t1[i]!, node: l.node, gpu: l.gpu, rank: l.rank[i]!, role: store[l.role[i]!]! })),
+    );
+    const shifted = new Uint8Array(bytes.length + 5);
+    shifted.set(bytes, 5);
+    for (const input of [bytes, shifted.subarray(5)]) {
+      const back = decodePhaseFrame(input);
+      expect(back.strings).toEqual(["initialize", "derived", "rollout", "train", "update_weights"]);
+      expect(back.lanes.map((l) => [l.node, l.gpu, l.t0.length])).toEqual([
+        ["10.0.0.1", 0, 2],
+        ["10.0.0.2", 7, 1],
+      ]);
+      expect(Array.from(back.lanes[0]!.t1)).toEqual([1000.25, 1764000000.027]);
+      expect(Array.from(back.lanes[1]!.rank)).toEqual([2147483648]);
+      expect(back).toEqual(phaseLanesFromRows(rows));
+    }
+    expect(() => decodePhaseFrame(bytes.subarray(0, bytes.length - 8))).toThrow(/payload/);
+  });
+
+  it("rejects a phase frame whose rows name a string it does not carry", () => {
+    const bytes = encodePhaseFrame([{ node: "n", gpu: 0, n: 1, t0: [1], t1: [2], rank: [0], name: [1], role: [1] }], ["", "train"]);
+    const back = decodeFrame<{ strings: string[] }>(bytes);
+    expect(back.header.strings).toEqual(["train"]);
+    const forged = encodeFrame({ strings: ["train"], lanes: [["n", 0, 1]] }, back.payload.slice());
+    new Uint32Array(forged.buffer, forged.length - 8, 2).set([0, 1]);
+    expect(() => decodePhaseFrame(forged)).toThrow(/string 1 of 1/);
   });
 });

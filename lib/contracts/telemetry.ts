@@ -23,7 +23,9 @@ export const GetMetaQuery = z.object({});
 export const GetTopologyQuery = z.object({});
 export const GetBubblesQuery = z.object({});
 
-export const GetPhasesQuery = z.object({ t0: T0, t1: T1, lanes: Lanes });
+const Format = z.enum(["json", "bin"]).default("json").describe("bin = the same answer as a binary column frame (lib/contracts/binary.ts)");
+
+export const GetPhasesQuery = z.object({ t0: T0, t1: T1, lanes: Lanes, format: Format });
 export type GetPhasesQuery = z.infer<typeof GetPhasesQuery>;
 
 export const GetGpuQuery = z.object({
@@ -31,7 +33,7 @@ export const GetGpuQuery = z.object({
   t1: T1,
   max_points: QueryInt.default(2000).describe(`min/max downsampling target per lane (2 … ${LIMITS.max_points})`),
   lanes: Lanes,
-  format: z.enum(["json", "bin"]).default("json").describe("bin = the same answer as a binary column frame (lib/contracts/binary.ts)"),
+  format: Format,
 });
 export type GetGpuQuery = z.infer<typeof GetGpuQuery>;
 

@@ -4,7 +4,7 @@
  * reference's order (window, bounds, lane grammar) and returns the response body.
  * Route files call exactly one of these.
  */
-import { encodeFrame, encodeGpuFrame } from "@/lib/contracts/binary";
+import { encodeFrame, encodeGpuFrame, encodePhaseFrame } from "@/lib/contracts/binary";
 import type {
   GetEngineSeriesQuery,
   GetFleetQuery,
@@ -23,7 +23,7 @@ import { fleet, heatmap, heatmapHeader } from "@/lib/timeline/heatmap";
 import { resolveLanes } from "@/lib/timeline/lanes";
 import { bubbles, getMetrics as metricsBody } from "@/lib/timeline/metrics";
 import { outliers } from "@/lib/timeline/outliers";
-import { phasesByLane } from "@/lib/timeline/phases";
+import { laneIntervals, phasesByLane } from "@/lib/timeline/phases";
 import { checkMaxPoints, checkTopK, checkWindow, checkXBuckets } from "@/lib/timeline/window";
 
 export { getMeta, type TelemetryRun } from "@/lib/timeline/meta";
@@ -37,10 +37,17 @@ async function selection(store: MetricStore, lanes: string | undefined) {
   return resolveLanes(lanes, await store.laneIndex());
 }
 
-export async function getPhases(store: MetricStore, q: GetPhasesQuery) {
+export async function getPhases(store: MetricStore, q: Omit<GetPhasesQuery, "format">) {
   checkWindow(q.t0, q.t1);
   const sel = await selection(store, q.lanes);
   return { phases: await phasesByLane(store, n(q.t0), n(q.t1), sel) };
+}
+
+/** The phase lanes as a binary column frame (lib/contracts/binary.ts): the same intervals, no objects. */
+export async function getPhasesFrame(store: MetricStore, q: Omit<GetPhasesQuery, "format">): Promise<Uint8Array<ArrayBuffer>> {
+  checkWindow(q.t0, q.t1);
+  const sel = await selection(store, q.lanes);
+  return encodePhaseFrame(await laneIntervals(store, n(q.t0), n(q.t1), sel), store.dicts.phaseStrings.values);
 }
 
 export async function getGpu(store: MetricStore, q: Omit<GetGpuQuery, "format">) {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { decodeFrame, decodeGpuFrame } from "@/lib/contracts/binary";
+import { decodeFrame, decodeGpuFrame, decodePhaseFrame, phaseLanesFromRows } from "@/lib/contracts/binary";
 import {
   GetAdvisoryResponse,
   GetBubblesResponse,
@@ -100,6 +100,21 @@ describe("telemetry routes", () => {
     const header = HeatmapHeader.parse(frame.header);
     expect(header.rows.length).toBe(2);
     expect(frame.payload.length).toBe(40);
+  });
+
+  test("phases?format=bin carries exactly the JSON answer as columns", async () => {
+    const q = "/api/timeline/phases?t0=1000&t1=1200";
+    const json = await call<GetPhasesResponse>(phasesGET, q);
+    const res = await callRoute(phasesGET, `${q}&format=bin`, { token: server.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/octet-stream");
+    const bin = decodePhaseFrame(await res.arrayBuffer());
+    expect(json.body.phases.length).toBeGreaterThan(3);
+    expect(bin.lanes.length).toBeGreaterThan(1);
+    expect(bin).toEqual(phaseLanesFromRows(json.body.phases));
+    const one = decodePhaseFrame(await (await callRoute(phasesGET, `${q}&lanes=g:0&format=bin`, { token: server.token })).arrayBuffer());
+    expect(one).toEqual(phaseLanesFromRows((await call<GetPhasesResponse>(phasesGET, `${q}&lanes=g:0`)).body.phases));
+    expect((await callRoute(phasesGET, `${q}&format=csv`, { token: server.token })).status).toBe(422);
   });
 
   test("gpu?format=bin carries exactly the JSON answer as columns", async () => {
