@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openMetricStore, type MetricStore, type PhaseBlock, type PhaseEvent } from "@/lib/store/telemetry";
-import { GpuStage } from "@/lib/store/telemetry/blocks";
+import { buildLaneCounts, GpuStage, laneCountBound } from "@/lib/store/telemetry/blocks";
 import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { ENGINE_MEAN_AGGREGATED_METRICS, partsOf } from "@/lib/store/telemetry/engine-parts";
 import { partitionKey } from "@/lib/store/format";
@@ -467,21 +467,30 @@ describe("GPU lanes read by lane", () => {
     const selections = [null, "g:0-5", "node:10.0.0.2", "g:7,g:2,g:11", "g:4", "g:1,g:10"];
     for (const store of [open(b, cacheDir), open(b)]) {
       const blocks = await store.gpuUtil.window(null, null);
-      const proto = Object.getPrototypeOf(blocks[0]!) as { laneRows: () => unknown };
+      const proto = Object.getPrototypeOf(blocks[0]!) as { laneRows: () => unknown; laneCounts: () => unknown };
       for (const [t0, t1] of windows)
         for (const s of selections)
           for (const maxPoints of [40_000, 700]) {
             const sel = s === null ? null : resolveLanes(s, await store.laneIndex());
             const byLane = await gpuSeries(store, t0, t1, maxPoints, sel);
-            const spy = vi.spyOn(proto, "laneRows").mockReturnValue(null);
+            // without the lane order: counted per lane, read in file order
+            const noOrder = vi.spyOn(proto, "laneRows").mockReturnValue(null);
             try {
               expect(byLane, `${t0}–${t1} ${s} ${maxPoints}`).toEqual(await gpuSeries(store, t0, t1, maxPoints, sel));
             } finally {
-              spy.mockRestore();
+              noOrder.mockRestore();
+            }
+            // without either: every row of the window looked at, as for a block that still grows
+            const noCounts = vi.spyOn(proto, "laneCounts").mockReturnValue(null);
+            try {
+              expect(byLane, `${t0}–${t1} ${s} ${maxPoints} (row by row)`).toEqual(await gpuSeries(store, t0, t1, maxPoints, sel));
+            } finally {
+              noCounts.mockRestore();
             }
           }
       // every hour went by lane, the shuffled one (ticks out of order) too
       expect(blocks.map((x) => x.laneRows() !== null)).toEqual([true, true, true]);
+      expect(blocks.map((x) => x.laneCounts() !== null)).toEqual([true, true, true]);
       expect(blocks.map((x) => x.sorted)).toEqual([true, false, true]);
     }
     // and the rows themselves: each lane's rows of a window, stable-sorted by tick
@@ -498,6 +507,67 @@ describe("GPU lanes read by lane", () => {
         });
       }
     }
+  });
+});
+
+describe("GPU lanes counted per chunk", () => {
+  it("bound every group range's rows of a lane from above, exactly on chunk boundaries, in ≤ 1/4 byte a row", () => {
+    const r = rng(5);
+    const lanes = 40;
+    const gStart: number[] = [];
+    const lane: number[] = [];
+    for (let g = 0; g < 3000; g++) {
+      gStart.push(lane.length);
+      for (let l = 0; l < lanes; l++) if (r() < 0.8) lane.push(l);
+      if (r() < 0.05) lane.push(Math.floor(r() * lanes)); // a lane twice in a group
+    }
+    const rows = lane.length;
+    const x = buildLaneCounts(Uint32Array.from(gStart), Uint16Array.from(lane), rows, lanes);
+    expect(x.prefix.byteLength).toBeLessThanOrEqual(rows / 4);
+    expect(x.groupsPerChunk).toBeGreaterThan(1);
+    const exact = (id: number, g0: number, g1: number) => {
+      let n = 0;
+      const end = g1 < gStart.length ? gStart[g1]! : rows;
+      for (let k = g0 < gStart.length ? gStart[g0]! : rows; k < end; k++) if (lane[k] === id) n++;
+      return n;
+    };
+    for (let i = 0; i < 300; i++) {
+      const a = Math.floor(r() * 3001);
+      const b = Math.floor(r() * 3001);
+      const [g0, g1] = a <= b ? [a, b] : [b, a];
+      const id = Math.floor(r() * (lanes + 2)); // ids past the block's lanes count 0
+      const want = exact(id, g0, g1);
+      const got = laneCountBound(x, id, g0, g1);
+      expect(got).toBeGreaterThanOrEqual(want);
+      // at most the rows of the two chunks the ends fall in
+      expect(got - want).toBeLessThanOrEqual(2 * x.groupsPerChunk * 2);
+      const c0 = Math.floor(g0 / x.groupsPerChunk) * x.groupsPerChunk;
+      const c1 = Math.min(3000, Math.ceil(g1 / x.groupsPerChunk) * x.groupsPerChunk);
+      if (g1 > g0) expect(laneCountBound(x, id, c0, c1)).toBe(exact(id, c0, c1));
+    }
+    expect(laneCountBound(x, 3, 0, 3000)).toBe(exact(3, 0, 3000));
+    expect(laneCountBound(x, 3, 10, 10)).toBe(0);
+  });
+
+  it("keep the order of every row by lane only where a query reads a few lanes of a block", async () => {
+    const rows: GpuRow[] = [];
+    for (let t = T0 + 1; t < T0 + H; t += 2) for (let g = 0; g < 16; g++) rows.push({ ts: t, node: "10.0.0.1", gpu: g, util: g, mem_mb: t % 977, power_w: g });
+    const { b, cacheDir } = await gpuRunCached(rows);
+    const store = open(b, cacheDir);
+    const perRow = async () => {
+      const blocks = await store.gpuUtil.window(null, null);
+      return blocks.reduce((s, x) => s + x.byteLength(), 0) / blocks.reduce((s, x) => s + x.rows, 0);
+    };
+    const idx = await store.laneIndex();
+    // half the lanes: read in file order, counted from the chunk table — no row order
+    await gpuSeries(store, null, null, 1e9, resolveLanes("g:0-7", idx));
+    const half = await perRow();
+    // lane, util, mem, power (9 bytes) + ticks and group starts (0.75) + the table and the
+    // columns' spare room: well under the 4 bytes the order adds
+    expect(half).toBeLessThan(11);
+    // one lane of sixteen: its rows found through the order (4 bytes a row)
+    await gpuSeries(store, null, null, 1e9, resolveLanes("g:3", idx));
+    expect((await perRow()) - half).toBeGreaterThanOrEqual(4);
   });
 });
 

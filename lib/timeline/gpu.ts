@@ -4,7 +4,7 @@
  */
 import { lowerBound } from "@/lib/bisect";
 import { timeSlicer } from "@/lib/timeline/slice";
-import { cmpStr, forEachTickRun, type GpuBlock, type GpuProcessSample, type LaneRows, type MetricStore } from "@/lib/store/telemetry";
+import { cmpStr, forEachTickRun, laneCountBound, type GpuBlock, type GpuProcessSample, type LaneRows, type MetricStore } from "@/lib/store/telemetry";
 import { minMaxIndices, packedNumbers } from "@/lib/timeline/downsample";
 import { laneLabel, type LaneSet } from "@/lib/timeline/lanes";
 
@@ -52,19 +52,19 @@ export async function gpuSeries(
   await Promise.all(live.map((b) => b.ensureMagnitudes()));
   const ids: number[] = [];
   for (let id = 0; id < L; id++) if (selected[id]) ids.push(id);
-  // pass 1: room per lane. A flat block's rows are counted from its rows by lane
-  // (`laneRows`): the rows in the groups `groupRange` gives — all of them in a block whose
-  // ticks are out of order (rows of several nodes interleave) — so an upper bound; each
-  // row's tick is checked in pass 2.
+  // pass 1: room per lane. A flat block's rows are counted per lane from its chunked
+  // counts (`laneCounts`): the rows in whole chunks around the groups `groupRange` gives —
+  // all groups in a block whose ticks are out of order (rows of several nodes interleave)
+  // — so an upper bound; each row's tick is checked in pass 2.
   const counts = new Uint32Array(L);
-  /** Per live block: rows in its group range, and of those the selected lanes' (flat blocks). */
+  /** Per live block: rows in its group range, and of those (at most) the selected lanes' (flat blocks). */
   const spanRows: number[] = [];
   const pickedRows: number[] = [];
   for (const b of live) {
     await pause();
     const f = b.flat();
-    const byLane = f ? b.laneRows() : null;
-    if (!f || !byLane) {
+    const byCount = f ? b.laneCounts() : null;
+    if (!f || !byCount) {
       forEachTickRun([b], t0, t1, (bb, _ts, c, from, to) => {
         const lane = bb.lane.chunks[c]!;
         for (let o = from; o < to; o++) {
@@ -76,13 +76,13 @@ export async function gpuSeries(
       pickedRows.push(0);
       continue;
     }
-    const [rLo, rHi] = rowRange(f, b.rows, b.groupRange(t0, t1));
+    const groups = b.groupRange(t0, t1);
+    const [rLo, rHi] = rowRange(f, b.rows, groups);
     let picked = 0;
     for (const id of ids) {
-      if (id + 1 >= byLane.offsets.length) continue;
-      const [from, to] = laneRowSpan(byLane, id, rLo, rHi);
-      counts[id]! += to - from;
-      picked += to - from;
+      const n = laneCountBound(byCount, id, groups[0], groups[1]);
+      counts[id]! += n;
+      picked += n;
     }
     spanRows.push(rHi - rLo);
     pickedRows.push(picked);
@@ -107,8 +107,7 @@ export async function gpuSeries(
     await pause();
     const b = live[bi]!;
     const f = b.flat();
-    const byLane = f ? b.laneRows() : null;
-    if (!f || !byLane) {
+    if (!f || !b.laneCounts()) {
       forEachTickRun([b], t0, t1, (bb, ts, c, from, to) =>
         appendTick(cols, pos, end, ts, bb.lane.chunks[c]!, bb.util.chunks[c]!, bb.mem.chunks[c]!, bb.power.chunks[c]!, from, to),
       );
@@ -118,7 +117,8 @@ export async function gpuSeries(
     // Otherwise one pass in file order: reading lane by lane jumps across the columns, and
     // for half the rows (32 of 64 lanes) it was slower than reading them all (docs/bench.md).
     const groups = b.groupRange(t0, t1);
-    if (pickedRows[bi]! * LANE_READ_RATIO < spanRows[bi]!) {
+    const byLane = pickedRows[bi]! * LANE_READ_RATIO < spanRows[bi]! ? b.laneRows() : null;
+    if (byLane) {
       const [rLo, rHi] = rowRange(f, b.rows, groups);
       const g0 = groups[0];
       for (const id of ids) {

@@ -251,6 +251,50 @@ export function buildUtilPeaks(gTs: Float64Array, gStart: Uint32Array, lane: Uin
 }
 
 /**
+ * `GpuBlock.laneCounts()`: rows per lane id at chunk boundaries of the block's tick groups —
+ * `prefix[c × lanes + l]` = the rows of lane id l in groups [0, c × groupsPerChunk), the
+ * last boundary being all groups. A window's rows per lane are then one subtraction a lane
+ * (`laneCountBound`: whole chunks around the window, so an upper bound), from a table of at
+ * most 1/4 byte a row; the order of every row by lane (`laneRows`, 4 bytes a row) is only
+ * built where a query reads a few lanes of a wide block.
+ */
+export interface LaneCounts {
+  rows: number;
+  groupsPerChunk: number;
+  lanes: number;
+  prefix: Uint32Array;
+}
+
+/** Rows a chunk of `LaneCounts` spans at least (and 16 a lane id: the table stays ≤ 1/4 byte a row). */
+const LANE_COUNT_ROWS = 4096;
+
+export function buildLaneCounts(gStart: Uint32Array, lane: Uint16Array, rows: number, lanes: number): LaneCounts {
+  const G = gStart.length;
+  const perGroup = G > 0 ? rows / G : 1;
+  const groupsPerChunk = Math.max(1, Math.floor(Math.max(LANE_COUNT_ROWS, 16 * lanes) / Math.max(1, perGroup)));
+  const C = Math.ceil(G / groupsPerChunk);
+  const prefix = new Uint32Array((C + 1) * lanes);
+  const running = new Uint32Array(lanes);
+  for (let c = 0; c < C; c++) {
+    prefix.set(running, c * lanes);
+    const g1 = (c + 1) * groupsPerChunk;
+    const end = g1 < G ? gStart[g1]! : rows;
+    for (let r = gStart[c * groupsPerChunk]!; r < end; r++) running[lane[r]!]!++;
+  }
+  prefix.set(running, C * lanes);
+  return { rows, groupsPerChunk, lanes, prefix };
+}
+
+/** At least the rows of lane id `id` in groups [g0, g1) (exact when both ends are chunk boundaries). */
+export function laneCountBound(x: LaneCounts, id: number, g0: number, g1: number): number {
+  if (g1 <= g0 || id >= x.lanes) return 0;
+  const C = x.prefix.length / x.lanes - 1;
+  const c0 = Math.floor(g0 / x.groupsPerChunk);
+  const c1 = Math.min(C, Math.ceil(g1 / x.groupsPerChunk));
+  return x.prefix[c1 * x.lanes + id]! - x.prefix[c0 * x.lanes + id]!;
+}
+
+/**
  * `GpuBlock.laneRows()`: the block's rows grouped by lane id — the rows of lane id l are
  * `order[offsets[l] … offsets[l + 1])`, ascending (file order). A query for some lanes reads
  * only their rows: a 32-lane window of a 64-GPU run half of them, of a 1024-GPU run 1/32.
@@ -285,6 +329,7 @@ export class GpuBlock extends TickColumns {
   private utilPeaksKept: UtilPeaks | null = null;
   private peakAsks = 0;
   private laneRowsKept: LaneRows | null = null;
+  private laneCountsKept: LaneCounts | null = null;
 
   /** Whether `utilTotals()` is kept for every row the block holds now. */
   hasUtilTotals(): boolean {
@@ -339,6 +384,15 @@ export class GpuBlock extends TickColumns {
     const f = this.flatUtil();
     if (!f) return null;
     return (this.laneRowsKept = buildLaneRows(f.lane, this.rows, this.laneSpan()));
+  }
+
+  /** `LaneCounts` of a flat block (closed, or from the binary cache), kept; null for a block that still grows. */
+  laneCounts(): LaneCounts | null {
+    const kept = this.laneCountsKept;
+    if (kept && kept.rows === this.rows) return kept;
+    const f = this.flatUtil();
+    if (!f) return null;
+    return (this.laneCountsKept = buildLaneCounts(f.gStart, f.lane, this.rows, this.laneSpan()));
   }
 
   /** One past the block's highest lane id (0 for an empty block): the width of per-lane-id arrays. */
@@ -421,9 +475,11 @@ export class GpuBlock extends TickColumns {
   byteLength(): number {
     const p = this.utilPeaksKept;
     const x = this.laneRowsKept;
+    const k = this.laneCountsKept;
     return (
       (p ? p.peak.byteLength + p.lo.byteLength + p.hi.byteLength : 0) +
       (x ? x.offsets.byteLength + x.order.byteLength : 0) +
+      (k ? k.prefix.byteLength : 0) +
       this.gTs.byteLength() +
       this.gStart.byteLength() +
       this.lane.byteLength() +
