@@ -57,15 +57,22 @@ describe("serverEnvVars", () => {
 });
 
 describe("serverProcessEnv", () => {
-  it("passes our environment and the server's settings, and asks glibc for huge pages", () => {
-    const env = serverProcessEnv({ PATH: "/usr/bin", RLBOARD_DATA_DIR: "/old" }, { RLBOARD_DATA_DIR: "/data" });
+  const yes = () => true;
+  const no = () => false;
+  it("passes our environment and the server's settings, and tells glibc what the page probe chose", () => {
+    const env = serverProcessEnv({ PATH: "/usr/bin", RLBOARD_DATA_DIR: "/old" }, { RLBOARD_DATA_DIR: "/data" }, yes);
     expect(env).toEqual({ PATH: "/usr/bin", RLBOARD_DATA_DIR: "/data", GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" });
+    expect(serverProcessEnv({ PATH: "/usr/bin" }, {}, no).GLIBC_TUNABLES).toBe("glibc.malloc.hugetlb=0");
   });
 
-  it("keeps other tunables, and a hugetlb setting of the user's own (=0 turns it off)", () => {
-    expect(serverProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" }, {}).GLIBC_TUNABLES).toBe("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
-    expect(serverProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.hugetlb=0" }, {}).GLIBC_TUNABLES).toBe("glibc.malloc.hugetlb=0");
-    expect(serverProcessEnv({}, { GLIBC_TUNABLES: "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2" }).GLIBC_TUNABLES).toBe(
+  it("keeps other tunables, and a hugetlb setting of the user's own without probing", () => {
+    expect(serverProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" }, {}, yes).GLIBC_TUNABLES).toBe("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+    const never = () => {
+      throw new Error("probed although the user chose");
+    };
+    expect(serverProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.hugetlb=0" }, {}, never).GLIBC_TUNABLES).toBe("glibc.malloc.hugetlb=0");
+    expect(serverProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" }, {}, never).GLIBC_TUNABLES).toBe("glibc.malloc.hugetlb=1");
+    expect(serverProcessEnv({}, { GLIBC_TUNABLES: "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2" }, never).GLIBC_TUNABLES).toBe(
       "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2",
     );
   });

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { CliError } from "./common";
+import { hugePagesPay } from "./page-probe";
 
 export const APP_ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(APP_ROOT, "node_modules", "next", "dist", "bin", "next");
@@ -101,19 +102,24 @@ export function serverEnvVars(o: ServerEnvOptions): Record<string, string> {
 }
 
 /**
- * The environment of a server process: ours, then `env`, plus glibc's malloc told to put
- * its large chunks on transparent huge pages (`glibc.malloc.hugetlb=1`: madvise, where the
- * kernel's THP setting is `madvise` as on Debian). The server reads column blocks and cache
- * files of tens of MB into fresh buffers; faulting them in 4 KiB pages was most of a
- * first request's extra cost on a VM (the 1024-GPU fleet view 976–1,038 → 705–810 ms, its
- * minor page faults halved; docs/bench.md "12-06 c"). glibc older than 2.35 and other C
- * libraries ignore the setting; a GLIBC_TUNABLES that already sets `glibc.malloc.hugetlb`
- * (e.g. `=0`, to turn this off) is left as it is, other tunables are kept.
+ * The environment of a server process: ours, then `env`, and glibc's malloc told whether to
+ * put its large chunks on transparent huge pages (`glibc.malloc.hugetlb=1` or `=0`): the
+ * server reads column blocks and cache files of tens of MB into fresh buffers, and which
+ * page size faults them in faster depends on the machine — measured once per boot
+ * (cli/page-probe.ts; the 1024-GPU fleet view's first request gained a quarter with huge
+ * pages on one VM and lost a third on another, docs/bench.md "12-06 c", "12-07 d"). glibc
+ * older than 2.35 and other C libraries ignore the setting; a GLIBC_TUNABLES that already
+ * sets `glibc.malloc.hugetlb` is left as it is, other tunables are kept.
  */
-export function serverProcessEnv<E extends Record<string, string | undefined>>(base: E, env: Record<string, string>): E & { GLIBC_TUNABLES: string } {
+export function serverProcessEnv<E extends Record<string, string | undefined>>(
+  base: E,
+  env: Record<string, string>,
+  hugePages: () => boolean = hugePagesPay,
+): E & { GLIBC_TUNABLES: string } {
   const tunables = env.GLIBC_TUNABLES ?? base.GLIBC_TUNABLES ?? "";
-  const hugetlb = /(?:^|:)glibc\.malloc\.hugetlb=/.test(tunables);
-  return { ...base, ...env, GLIBC_TUNABLES: hugetlb ? tunables : tunables ? `${tunables}:glibc.malloc.hugetlb=1` : "glibc.malloc.hugetlb=1" };
+  if (/(?:^|:)glibc\.malloc\.hugetlb=/.test(tunables)) return { ...base, ...env, GLIBC_TUNABLES: tunables };
+  const setting = `glibc.malloc.hugetlb=${hugePages() ? 1 : 0}`;
+  return { ...base, ...env, GLIBC_TUNABLES: tunables ? `${tunables}:${setting}` : setting };
 }
 
 /** `--compress` / RLBOARD_COMPRESS: gzip the server's answers, or leave that to a proxy. */
