@@ -53,6 +53,19 @@ describe("page probe", () => {
     expect(pageProbe("madvise", file, () => 32.768).faultUs).toBeCloseTo(2, 9);
   });
 
+  it.runIf(hasBootId)("neither reads nor writes through a link left at its file's name", () => {
+    const file = tmpFile();
+    const target = path.join(path.dirname(file), "target.json");
+    fs.writeFileSync(target, JSON.stringify({ bootId: fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(), thp: "madvise", faultUs: 99 }));
+    fs.symlinkSync(target, file);
+    // the link's content is not taken: probed anew
+    expect(pageProbe("madvise", file, () => 16.384).faultUs).toBeCloseTo(1, 9);
+    // and the result replaced the link, not what it pointed at
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(false);
+    expect((JSON.parse(fs.readFileSync(target, "utf8")) as { faultUs: number }).faultUs).toBe(99);
+    expect(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
   it("measures a real child process faulting 64 MB in", () => {
     const ms = faultInMs();
     expect(ms).toBeGreaterThan(0);

@@ -84,8 +84,12 @@ export function pageProbe(thp: string, file: string, probe: () => number): PageP
   const id = bootId();
   if (id) {
     try {
-      const kept = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<PageProbe>;
-      if (kept.bootId === id && kept.thp === thp && typeof kept.faultUs === "number") return kept as PageProbe;
+      // only a plain file of this user's own (the temp dir is shared: another user's file,
+      // or a link, is not read)
+      const st = fs.lstatSync(file);
+      const mine = st.isFile() && (process.getuid === undefined || st.uid === process.getuid());
+      const kept = mine ? (JSON.parse(fs.readFileSync(file, "utf8")) as Partial<PageProbe>) : null;
+      if (kept && kept.bootId === id && kept.thp === thp && typeof kept.faultUs === "number") return kept as PageProbe;
     } catch {
       /* none kept, or unreadable: probe again */
     }
@@ -96,8 +100,9 @@ export function pageProbe(thp: string, file: string, probe: () => number): PageP
   const p: PageProbe = { bootId: id, thp, faultUs };
   if (id) {
     try {
-      const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify(p));
+      // a new file (O_EXCL: never through a link someone left at that name), then renamed
+      const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify(p), { flag: "wx", mode: 0o600 });
       fs.renameSync(tmp, file);
     } catch {
       /* a read-only temp dir: probe again next time */
