@@ -137,6 +137,41 @@ test.describe("Metrics view", () => {
     await expect(c).toContainText(`${n} series`);
   });
 
+  test("cards take no pointer events while the page scrolls; hover comes back once it stops", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 420 }); // the sglang cards run past the fold
+    await page.goto(`${RUN}/metrics?cat=sglang`);
+    const first = page.getByTestId("metric-card").first();
+    await expect(first.locator("canvas[data-painted]").first()).toHaveAttribute("data-painted", "data");
+    // the engines' zero line runs along the plot's bottom: a point within reach anywhere there
+    const zeroLine = async (at: number) => {
+      const p = await plotBox(first.getByTestId("chart"));
+      await page.mouse.move(p.left + p.width * at, p.top + p.height - 4);
+    };
+    await zeroLine(0.5);
+    await expect(page.getByRole("tooltip")).toBeVisible();
+
+    // every change of the page's mark, with the cards' pointer events at that moment
+    await page.evaluate(() => {
+      const w = window as unknown as { marks: [boolean, string][] };
+      w.marks = [];
+      new MutationObserver(() => {
+        const card = document.querySelector('[data-testid="metric-card"]')!;
+        w.marks.push([document.documentElement.hasAttribute("data-scrolling"), getComputedStyle(card).pointerEvents]);
+      }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-scrolling"] });
+    });
+    await page.mouse.wheel(0, 60);
+    await expect(page.getByRole("tooltip")).toHaveCount(0); // the card under the pointer let go of it
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { marks: [boolean, string][] }).marks))
+      .toEqual([
+        [true, "none"],
+        [false, "auto"],
+      ]);
+
+    await zeroLine(0.4);
+    await expect(page.getByRole("tooltip")).toBeVisible();
+  });
+
   test("dark theme stays readable", async ({ page }) => {
     await page.goto(`${RUN}/metrics?cat=perf`);
     await expect(chartOf(page, "perf/step_time")).toHaveAttribute("data-points", "3");

@@ -18,6 +18,7 @@ import { keepPreviousData, useQueries } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { chartControlsPatch, parseChartControls, xColumnName, type ChartControls as Controls } from "@/lib/charts/chart-controls";
 import { ChartControls } from "@/components/charts/ChartControls";
+import { useQuietWhileScrolling } from "@/components/charts/scroll-quiet";
 import { useNearViewport } from "@/components/charts/use-near-viewport";
 import type { Meta } from "@/lib/charts/api-shapes";
 import { formatClock, formatDateTime, formatElapsed, formatTickUnit, formatValueUnit, unitForKey } from "@/lib/charts/core/format";
@@ -174,6 +175,7 @@ function OverlayCard(props: {
   const xMode = controls.xMode;
   const ref = useRef<HTMLElement>(null);
   const { near, seen } = useNearViewport(ref);
+  useQuietWhileScrolling();
   // The render in which the card comes near only starts its queries (a light placeholder);
   // the empty chart is built in a render after they went out (the batcher sends at the end
   // of this effect flush), while the server answers.

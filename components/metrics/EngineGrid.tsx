@@ -19,6 +19,7 @@ import { ticksFrom } from "@/lib/charts/core/ticks";
 import { engineLabels, mergeEngineOrder, prepareEngineChart, stripScheme } from "@/lib/charts/prepare-line";
 import { errorMessage } from "@/lib/client/fetcher";
 import { useEngineSeries } from "@/lib/client/telemetry-queries";
+import { useQuietWhileScrolling } from "@/components/charts/scroll-quiet";
 import { useNearViewport } from "@/components/charts/use-near-viewport";
 import { CanvasChart } from "@/components/charts/CanvasChart";
 import { MetricCardFrame } from "@/components/metrics/MetricCardFrame";
@@ -131,6 +132,7 @@ function EngineCard(props: {
   const { metric, order, hidden, theme, origin, controls, onLabels } = props;
   const ref = useRef<HTMLElement>(null);
   const { near, seen } = useNearViewport(ref);
+  useQuietWhileScrolling();
   const q = useEngineSeries(props.runId, metric, { perDpRank: props.perDpRank, win: null, maxPoints: 1000, follow: props.follow && near, enabled: near });
   const data = q.data;
   const labelText = data ? engineLabels(data).join("\n") : undefined;

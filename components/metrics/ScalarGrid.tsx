@@ -25,6 +25,7 @@ import { prepareScalarChart } from "@/lib/charts/prepare-line";
 import { errorMessage } from "@/lib/client/fetcher";
 import { FOLLOW_POLL_MS, telemetryKeys } from "@/lib/client/telemetry-queries";
 import { CanvasChart } from "@/components/charts/CanvasChart";
+import { useQuietWhileScrolling } from "@/components/charts/scroll-quiet";
 import { useNearViewport } from "@/components/charts/use-near-viewport";
 import { useBuildSlot } from "@/components/charts/use-build-slot";
 import { FIRST_SCREEN_KEYS, loadMetric, primeMetrics } from "@/components/metrics/metric-batch";
@@ -121,6 +122,7 @@ function MetricCard(props: {
   const { metricKey: key, axis, nav, controls, runId } = props;
   const ref = useRef<HTMLElement>(null);
   const { near, seen } = useNearViewport(ref);
+  useQuietWhileScrolling();
   const q = useQuery({
     queryKey: telemetryKeys.metrics(runId, axis, [key]),
     queryFn: (): Promise<MetricsResponse> => loadMetric(runId, axis, key),
