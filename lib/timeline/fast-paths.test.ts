@@ -9,8 +9,9 @@
  *    binary cache) vs one pass over every raw row — including rows out of order, the same
  *    ts filed in two partitions, and a legacy flat file;
  *  - the util heatmap and the fleet band read from kept util peaks vs row by row;
- *  - GPU lanes counted and read by lane (`laneRows`) vs a pass over every row, and queries
- *    that interleave vs each alone (they share kept columns).
+ *  - GPU lanes counted from chunked lane counts (`laneCounts`) and read by lane (`laneRows`)
+ *    vs a pass over every row, and queries that interleave vs each alone (they share kept
+ *    columns).
  */
 import fs from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
