@@ -110,6 +110,27 @@ export class TickColumns {
     this.sorted = sorted;
   }
 
+  /**
+   * Append `rows` rows whose tick groups were built elsewhere (a `GpuStage` as its rows
+   * arrived): `gTs`/`gStart` as `appendTicks` built them from an empty start, `sorted`
+   * whether those group ts never decrease. The result is what `appendTicks` over the same
+   * rows gives: a first group stamped like our last one continues it.
+   */
+  protected appendGroups(gTs: Float64Array, gStart: Uint32Array, rows: number, sorted: boolean, minTs: number, maxTs: number): void {
+    const G = gTs.length;
+    if (rows === 0 || G === 0) return;
+    const skip = gTs[0] === this.lastTs ? 1 : 0;
+    if (gTs[0]! < this.lastTs || !sorted) this.sorted = false;
+    const starts = new Uint32Array(G - skip);
+    for (let g = skip; g < G; g++) starts[g - skip] = gStart[g]! + this.rows;
+    this.gTs.append(gTs, skip, G);
+    this.gStart.append(starts);
+    this.rows += rows;
+    this.lastTs = gTs[G - 1]!;
+    if (minTs < this.minTs) this.minTs = minTs;
+    if (maxTs > this.maxTs) this.maxTs = maxTs;
+  }
+
   get groups(): number {
     return this.gTs.length;
   }
@@ -438,17 +459,36 @@ export class GpuBlock extends TickColumns {
   appendStage(st: GpuStage): void {
     const n = st.n;
     if (n === 0) return;
-    this.appendTicks(st.ts, n);
+    this.appendGroups(st.gTs.subarray(0, st.g), st.gStart.subarray(0, st.g), n, st.sorted, st.minTs, st.maxTs);
     this.lane.append(st.lane, 0, n);
     this.util.append(st.util, 0, n);
     this.mem.append(st.mem, 0, n);
     this.power.append(st.power, 0, n);
-    for (let i = 0; i < n; i++) this.lanes.add(st.lane[i]!);
-    st.n = 0;
+    this.noteLanes(st.lane, n);
+    st.clear();
+  }
+
+  /** Lane ids seen (one byte each), while rows are appended: `lanes` gets each id once, not a Set.add per row. */
+  private laneSeen: Uint8Array | null = null;
+
+  private noteLanes(lane: Uint16Array, n: number): void {
+    let seen = this.laneSeen;
+    if (!seen) {
+      seen = this.laneSeen = new Uint8Array(0x10000);
+      for (const l of this.lanes) seen[l] = 1;
+    }
+    for (let i = 0; i < n; i++) {
+      const l = lane[i]!;
+      if (seen[l] === 0) {
+        seen[l] = 1;
+        this.lanes.add(l);
+      }
+    }
   }
 
   trim(): void {
     for (const c of [this.gTs, this.gStart, this.lane, this.util, this.mem, this.power]) (c as Col<never>).compact();
+    this.laneSeen = null;
   }
 
   /** A parse has read `done` of its `total` bytes: reserve the row columns for the rest (`expectedRows`). */
@@ -517,34 +557,64 @@ export class GpuBlock extends TickColumns {
 /** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */
 export class GpuStage {
   n = 0;
-  ts: Float64Array;
   lane: Uint16Array;
   util: Uint8Array;
   mem: Int32Array;
   power: Int16Array;
+  /**
+   * Tick groups, built as rows arrive (what `appendTicks` would build from an empty start):
+   * `g` groups, group k stamped `gTs[k]` and starting at row `gStart[k]`.
+   */
+  g = 0;
+  gTs: Float64Array;
+  gStart: Uint32Array;
+  sorted = true;
+  minTs = Infinity;
+  maxTs = -Infinity;
+  private lastTs = NaN;
   constructor(cap = 4096) {
-    this.ts = new Float64Array(cap);
     this.lane = new Uint16Array(cap);
     this.util = new Uint8Array(cap);
     this.mem = new Int32Array(cap);
     this.power = new Int16Array(cap);
+    this.gTs = new Float64Array(cap);
+    this.gStart = new Uint32Array(cap);
   }
   push(ts: number, lane: number, util: number, mem: number, power: number): void {
-    if (this.n === this.ts.length) this.grow();
+    if (this.n === this.lane.length) this.grow();
     const i = this.n++;
-    this.ts[i] = ts;
+    if (ts !== this.lastTs) {
+      if (ts < this.lastTs) this.sorted = false;
+      const g = this.g++;
+      this.gTs[g] = ts;
+      this.gStart[g] = i;
+      this.lastTs = ts;
+      if (ts < this.minTs) this.minTs = ts;
+      if (ts > this.maxTs) this.maxTs = ts;
+    }
     this.lane[i] = lane;
     this.util[i] = util;
     this.mem[i] = mem;
     this.power[i] = power;
   }
+  /** Empty again (its arrays kept). */
+  clear(): void {
+    this.n = 0;
+    this.g = 0;
+    this.sorted = true;
+    this.minTs = Infinity;
+    this.maxTs = -Infinity;
+    this.lastTs = NaN;
+  }
   private grow(): void {
-    const cap = this.ts.length * 2;
-    this.ts = grown(this.ts, cap);
+    // A group opens at most once a row, so the group arrays grow with the row arrays.
+    const cap = this.lane.length * 2;
     this.lane = grown(this.lane, cap);
     this.util = grown(this.util, cap);
     this.mem = grown(this.mem, cap);
     this.power = grown(this.power, cap);
+    this.gTs = grown(this.gTs, cap);
+    this.gStart = grown(this.gStart, cap);
   }
 }
 

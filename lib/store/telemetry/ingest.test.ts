@@ -15,7 +15,7 @@ import {
   GpuStage,
   PhaseBlock,
 } from "@/lib/store/telemetry/blocks";
-import { EngineLineScanner, GpuLineScanner, ingestLines, numberEnd, PhaseLineScanner, readNumber } from "@/lib/store/telemetry/ingest";
+import { EngineLineScanner, GpuLineScanner, ingestLines, numberEnd, PhaseLineScanner, readInt, readNumber } from "@/lib/store/telemetry/ingest";
 
 const bytes = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
 
@@ -158,6 +158,77 @@ describe("gpu_util line scanner", () => {
   });
 });
 
+describe("gpu_util line scanner, lines that repeat the line before's head or ts", () => {
+  // The scanner answers a line that starts with the line before's `{"ts":…,"node":"…","gpu":`
+  // (or repeats its ts text) from what it read then: only byte-identical text may do that.
+  const line = (ts: string, node: string, gpu = 0, rest = '"util":5,"mem_mb":10,"power_w":20') => `{"ts":${ts},"node":"${node}","gpu":${gpu},${rest}}`;
+  const SEQUENCES: string[][] = [
+    // the same head; then the ts one digit longer, shorter, numerically equal but longer text
+    [line("1763971200.005", "10.1.0.1", 0), line("1763971200.005", "10.1.0.1", 1), line("1763971200.0051", "10.1.0.1", 2), line("1763971200.00", "10.1.0.1", 3), line("1763971200.0050", "10.1.0.1", 4)],
+    // the same ts text for another node, and a node name that extends the one before
+    [line("1763971200.005", "10.1.0.1"), line("1763971200.005", "10.1.0.2"), line("1763971200.005", "10.1.0.22"), line("1763971200.005", "10.1.0.2")],
+    // the same head, then the ts as an exponent and a ts followed by something else
+    [line("1763971200.005", "n"), line("1763971200.005e0", "n"), line("1763971200.005", "n"), line("1763971200.005 ", "n"), line("1763971200.005", "n", 9)],
+    // heads that only differ in the GPU field's key, and a corrupt line between equal heads
+    [line("12.5", "a"), '{"ts":12.5,"node":"a","gpU":1,"util":5,"mem_mb":10,"power_w":20}', line("12.5", "a", 2), '{"ts":12.5,"node":"a","gpu":', line("12.5", "a", 3)],
+    // short ts texts (below the 4 bytes a repeat is compared in) and a long node name
+    [line("1", "x"), line("1", "x", 1), line("12", "x"), line("123", "x"), line("1234", "x"), line("1234", "a-node-name-longer-than-the-head-kept-by-the-scanner-0123456789", 1), line("1234", "a-node-name-longer-than-the-head-kept-by-the-scanner-0123456789", 2)],
+  ];
+  it.each(SEQUENCES.map((s, i) => [i, s]))("agrees with the generic path on sequence %i", (_i, lines) => {
+    const fast = viaGpu(lines, true);
+    const slow = viaGpu(lines, false);
+    expect(same(fast, slow), JSON.stringify({ fast, slow })).toBe(true);
+  });
+
+  it("keeps no byte of a read buffer: a reused buffer holding other lines is read afresh", () => {
+    const first = [line("1763971200.005", "10.1.0.1", 0), line("1763971200.005", "10.1.0.1", 1)];
+    // same length, other bytes: the head the scanner kept must not match this by position
+    const second = [line("1763971201.005", "10.1.0.1", 2), line("1763971200.005", "10.1.0.3", 3)];
+    const d = new Dicts();
+    const scanner = new GpuLineScanner(d);
+    const block = new GpuBlock();
+    const a = bytes(first);
+    const b = bytes(second);
+    expect(b.length).toBe(a.length);
+    const buf = Buffer.from(a);
+    scanner.ingest(buf, 0, buf.length, 0, block);
+    b.copy(buf);
+    scanner.ingest(buf, 0, buf.length, buf.length, block);
+    expect(same(gpuRows(d, block), viaGpu([...first, ...second], false).rows)).toBe(true);
+  });
+});
+
+describe("GpuStage tick groups", () => {
+  it("are what one pass over every row's ts gives, across stages and across chunk cuts", () => {
+    let seed = 3;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let trial = 0; trial < 40; trial++) {
+      const ts: number[] = [];
+      let t = 100;
+      for (let i = 0; i < 500; i++) {
+        const r = rnd();
+        if (r > 0.7) t += r > 0.97 ? -3 : 1; // mostly repeats, now and then backwards
+        ts.push(t);
+      }
+      const block = new GpuBlock();
+      const st = new GpuStage(4);
+      for (let i = 0; i < ts.length; i++) {
+        st.push(ts[i]!, i % 7, 1, 2, 3);
+        if (rnd() < 0.05) block.appendStage(st);
+      }
+      block.appendStage(st);
+      const want: [number, number][] = [];
+      for (let i = 0; i < ts.length; i++) if (i === 0 || ts[i] !== ts[i - 1]) want.push([ts[i]!, i]);
+      const got: [number, number][] = [];
+      for (let g = 0; g < block.groups; g++) got.push([block.groupTs(g), block.groupStart(g)]);
+      expect(got).toEqual(want);
+      expect(block.sorted).toBe(want.every(([x], i) => i === 0 || x >= want[i - 1]![0]));
+      expect([block.minTs, block.maxTs, block.rows]).toEqual([Math.min(...ts), Math.max(...ts), ts.length]);
+      expect([...block.lanes].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    }
+  });
+});
+
 const ENG = '{"ts":1763971200.003,"addr":"http://10.1.0.1:30000","metric":"sglang_num_running_reqs","labels":{"dp_rank":"0"},"value":12.0}';
 const ENGINE_CASES: string[] = [
   ENG,
@@ -273,6 +344,23 @@ describe("fast paths", () => {
       const b = one(l);
       expect(new PhaseLineScanner(d).fast(b, 0, b.length, new PhaseBlock(d.phaseStrings)), l).toBe(b.length - 1);
     }
+  });
+});
+
+describe("readInt", () => {
+  it("reads what readNumber reads, to the same end, on integers and on everything else", () => {
+    const cases = ["0", "7", "42", "100", "123456789", "1234567890", "12345678901234567890", "01", "00", "-1", "-0", "1.5", "1e3", "1E3", "9.", "", "x", "99999999", "1.0"];
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let i = 0; i < 2000; i++) cases.push(String(Math.floor(rnd() * 10 ** Math.floor(rnd() * 12))));
+    for (const s of cases)
+      for (const after of [",", "}", ".5", "e2", ""]) {
+        const buf = Buffer.from(s + after, "latin1");
+        const n = readNumber(buf, 0, buf.length);
+        const nEnd = numberEnd();
+        const i = readInt(buf, 0, buf.length);
+        expect([Object.is(i, n), numberEnd()], `${s}${after}`).toEqual([true, nEnd]);
+      }
   });
 });
 
