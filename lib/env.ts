@@ -26,6 +26,8 @@ const ServerEnv = z.object({
   RLBOARD_MAX_HEAVY_PER_USER: z.coerce.number().int().min(1).max(256).default(2),
   /** Expensive queries allowed to wait for a slot (beyond: 503 busy). */
   RLBOARD_HEAVY_QUEUE: z.coerce.number().int().min(0).max(4096).default(16),
+  /** Worker threads that parse parts of a large stream file (lib/store/telemetry/parse-pool.ts); unset: one per core beyond the first, at most 3. */
+  RLBOARD_PARSE_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
   /** Set to "1" behind a TLS-terminating reverse proxy so cookies are marked Secure. */
   RLBOARD_SECURE_COOKIES: flag,
   /**
@@ -91,6 +93,8 @@ export interface ServerEnvironment {
   useUtilizationOverview: boolean;
   /** Admission gate of expensive queries (lib/api/admission.ts). */
   heavy: { maxRunning: number; maxPerUser: number; maxQueue: number };
+  /** Parse workers (null: the default for this machine's cores). */
+  parseWorkers: number | null;
   secureCookies: boolean;
   trustProxy: boolean;
   /** `serve --run-logs RUN_ID=GLOB`: log globs per run id. */
@@ -146,6 +150,7 @@ export function parseServerEnv(env: Record<string, string | undefined>): ServerE
     lowMfuThreshold: e.RLBOARD_LOW_MFU_THRESHOLD,
     useUtilizationOverview: e.RLBOARD_USE_UTILIZATION_OVERVIEW,
     heavy: { maxRunning: e.RLBOARD_MAX_HEAVY, maxPerUser: e.RLBOARD_MAX_HEAVY_PER_USER, maxQueue: e.RLBOARD_HEAVY_QUEUE },
+    parseWorkers: e.RLBOARD_PARSE_WORKERS ?? null,
     secureCookies: e.RLBOARD_SECURE_COOKIES,
     trustProxy: e.RLBOARD_TRUST_PROXY,
     runLogs: parseRunLogs(e.RLBOARD_RUN_LOGS ?? ""),

@@ -111,10 +111,10 @@ export class TickColumns {
   }
 
   /**
-   * Append `rows` rows whose tick groups were built elsewhere (a `GpuStage` as its rows
-   * arrived): `gTs`/`gStart` as `appendTicks` built them from an empty start, `sorted`
-   * whether those group ts never decrease. The result is what `appendTicks` over the same
-   * rows gives: a first group stamped like our last one continues it.
+   * Append `rows` rows whose tick groups were built elsewhere (a worker's part of the same
+   * file, parse-pool.ts): `gTs`/`gStart` as `appendTicks` built them from an empty start,
+   * `sorted` whether those group ts never decrease. The result is what `appendTicks` over
+   * the same rows gives: a first group stamped like our last one continues it.
    */
   protected appendGroups(gTs: Float64Array, gStart: Uint32Array, rows: number, sorted: boolean, minTs: number, maxTs: number): void {
     const G = gTs.length;
@@ -491,6 +491,33 @@ export class GpuBlock extends TickColumns {
     this.laneSeen = null;
   }
 
+  /** The rows of a closed block (`trim()` first) as a part another block can append (`appendPart`). */
+  toPart(): GpuPart {
+    const f = this.flat();
+    if (!f) throw new Error("GpuBlock.toPart() before trim()");
+    return { rows: this.rows, sorted: this.sorted, minTs: this.minTs, maxTs: this.maxTs, lanes: [...this.lanes], ...f };
+  }
+
+  /**
+   * Append a part parsed from the bytes that follow ours in the same file (parse-pool.ts),
+   * its lane ids mapped through `laneOf` (the part's ids → this store's): the block then
+   * holds what parsing those bytes here would have given it.
+   */
+  appendPart(p: GpuPart, laneOf: Uint16Array): void {
+    if (p.rows === 0) return;
+    const lane = new Uint16Array(p.rows);
+    for (let i = 0; i < p.rows; i++) lane[i] = laneOf[p.lane[i]!]!;
+    this.appendGroups(p.gTs, p.gStart, p.rows, p.sorted, p.minTs, p.maxTs);
+    this.lane.append(lane);
+    this.util.append(p.util);
+    this.mem.append(p.mem);
+    this.power.append(p.power);
+    for (const l of p.lanes) {
+      this.lanes.add(laneOf[l]!);
+      if (this.laneSeen) this.laneSeen[laneOf[l]!] = 1;
+    }
+  }
+
   /** A parse has read `done` of its `total` bytes: reserve the row columns for the rest (`expectedRows`). */
   expect(done: number, total: number): void {
     const n = expectedRows(this.rows, done, total);
@@ -552,6 +579,22 @@ export class GpuBlock extends TickColumns {
     b.restoreTicks(cols.lane.length, sorted, minTs, maxTs);
     return b;
   }
+}
+
+/** A closed `GpuBlock`'s rows as plain columns: what a parse worker hands back (`toPart`, `appendPart`). */
+export interface GpuPart {
+  rows: number;
+  sorted: boolean;
+  minTs: number;
+  maxTs: number;
+  /** Lane ids present (of the dicts that parsed the part). */
+  lanes: number[];
+  gTs: Float64Array;
+  gStart: Uint32Array;
+  lane: Uint16Array;
+  util: Uint8Array;
+  mem: Int32Array;
+  power: Int16Array;
 }
 
 /** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */

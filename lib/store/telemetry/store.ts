@@ -174,6 +174,10 @@ export class MetricStore {
       {
         create: () => new GpuBlock(),
         ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
+        split: {
+          stream: "gpu_util",
+          adopt: (block, r) => block.appendPart(r.part, Uint16Array.from(r.laneKeys, ([node, gpu]) => dicts.laneId(node, gpu))),
+        },
         expect: (b, done, total) => b.expect(done, total),
         seal: (b) => b.trim(),
         beforeAppend: (b) => b.ensureMagnitudes(),

@@ -17,10 +17,10 @@
  * file that resolves outside the run directory is never opened and reads as empty.
  */
 import fs from "node:fs";
-import type { IngestResult } from "@/lib/store/telemetry/ingest";
+import { ingestSplit, type SplitCodec } from "@/lib/store/telemetry/parse-pool";
+import { ingestChunks, type RangeCodec, type RangeResult, type ReadAt } from "@/lib/store/telemetry/read-range";
 import { isOutside, type RunFs } from "@/lib/store/safe-fs";
 
-const READ_CHUNK = 2 << 20;
 /** Bytes kept from the start of the file and from just before the offset (fingerprint). */
 const FINGERPRINT_BYTES = 64;
 
@@ -63,20 +63,20 @@ export function parseInFlight(): boolean {
   return parsing > 0;
 }
 
-export interface BlockCodec<B> {
+export interface BlockCodec<B> extends RangeCodec<B> {
   create(): B;
-  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: B): IngestResult;
-  /**
-   * A parse from byte 0 has read `done` of the `total` bytes it will read: size the
-   * block's columns for the rest (one buffer instead of regrowing and copying).
-   */
-  expect?(block: B, done: number, total: number): void;
+  /** A large file read from byte 0 may be parsed in parts, in worker threads (parse-pool.ts). */
+  split?: SplitCodec<B>;
   /** The partition will not grow any more: drop spare capacity. */
   seal?(block: B): void;
   /** Called before new bytes are appended to a non-empty block (lazy blocks load fully). */
   beforeAppend?(block: B): Promise<void>;
   /** Bytes the block holds (its columns), for a stream's byte budget (`StreamOptions.maxBytes`). */
   bytes?(block: B): number;
+}
+
+function readerOf(fh: fs.promises.FileHandle): ReadAt {
+  return async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead;
 }
 
 export class TailFile<B> {
@@ -174,45 +174,19 @@ export class TailFile<B> {
   }
 
   /** Parse the complete lines of `[from, to)`; returns the offset after the last one. */
-  private async ingestRange(fh: fs.promises.FileHandle, block: B, from: number, to: number): Promise<{ pos: number; corrupt: number; firstCorruptAt: number }> {
+  private async ingestRange(fh: fs.promises.FileHandle, block: B, from: number, to: number): Promise<RangeResult> {
     parsing++;
     try {
-      return await this.ingestChunks(fh, block, from, to);
+      // A whole large file is parsed in parts, in worker threads too (parse-pool.ts).
+      const split = from === 0 ? this.codec.split : undefined;
+      if (split) {
+        const r = await ingestSplit(fh, this.codec, split, block, to);
+        if (r) return r;
+      }
+      return await ingestChunks(readerOf(fh), this.codec, block, from, to, from === 0 ? to : null);
     } finally {
       parsing--;
     }
-  }
-
-  private async ingestChunks(fh: fs.promises.FileHandle, block: B, from: number, to: number): Promise<{ pos: number; corrupt: number; firstCorruptAt: number }> {
-    let corrupt = 0;
-    let firstCorruptAt = -1;
-    let pos = from;
-    let chunk = Math.min(READ_CHUNK, to - pos);
-    let buf = Buffer.allocUnsafe(chunk);
-    while (pos < to) {
-      const want = Math.min(chunk, to - pos);
-      if (buf.length < want) buf = Buffer.allocUnsafe(want);
-      const { bytesRead } = await fh.read(buf, 0, want, pos);
-      if (bytesRead <= 0) break;
-      const nl = buf.lastIndexOf(10, bytesRead - 1);
-      if (nl < 0) {
-        // A line longer than the chunk: widen the read window; otherwise a partial tail.
-        if (bytesRead === want && pos + want < to) {
-          chunk *= 2;
-          continue;
-        }
-        break;
-      }
-      const r = this.codec.ingest(buf, 0, nl + 1, pos, block);
-      if (r.corrupt > 0) {
-        corrupt += r.corrupt;
-        if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
-      }
-      const firstOfFile = pos === 0;
-      pos += nl + 1;
-      if (firstOfFile && pos < to) this.codec.expect?.(block, pos, to);
-    }
-    return { pos, corrupt, firstCorruptAt };
   }
 
   /** The stat says another file now stands at `path` than the one the block was read from. */

@@ -1,0 +1,113 @@
+/**
+ * Parsing one byte range of a stream file: the chunk loop every parse goes through
+ * (tail-file.ts reads a file's new bytes with it; a parse worker reads its part of a large
+ * file with it, parse-pool.ts) and the job a parse worker runs.
+ */
+import fs from "node:fs";
+import { Dicts, GpuBlock, type GpuPart } from "@/lib/store/telemetry/blocks";
+import { GpuLineScanner, type IngestResult } from "@/lib/store/telemetry/ingest";
+
+/** Bytes read at a time. */
+export const READ_CHUNK = 2 << 20;
+
+/** How a stream turns complete lines into a block (the part of `BlockCodec` a range parse needs). */
+export interface RangeCodec<B> {
+  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: B): IngestResult;
+  /**
+   * A parse from an empty block has read `done` of the `total` bytes it will read: size the
+   * block's columns for the rest (one buffer instead of regrowing and copying).
+   */
+  expect?(block: B, done: number, total: number): void;
+}
+
+/** What parsing a byte range found: the offset after its last complete line, and its corrupt lines. */
+export interface RangeResult {
+  pos: number;
+  corrupt: number;
+  /** File offset of the first corrupt line, or -1. */
+  firstCorruptAt: number;
+}
+
+/** Reads up to `len` bytes at file offset `pos` into `buf[0…)`; resolves the count (0 at the end). */
+export type ReadAt = (buf: Buffer, len: number, pos: number) => Promise<number>;
+
+/**
+ * The complete lines of `[from, to)` into `block`, READ_CHUNK bytes at a time (a line
+ * longer than that widens the window; a partial last line is left for a later read).
+ * `sizeTo`: the block was empty at `from` and will hold the file up to that offset — after
+ * the first chunk its columns are sized for it (`RangeCodec.expect`); null: no sizing.
+ */
+export async function ingestChunks<B>(
+  read: ReadAt,
+  codec: RangeCodec<B>,
+  block: B,
+  from: number,
+  to: number,
+  sizeTo: number | null,
+): Promise<RangeResult> {
+  let corrupt = 0;
+  let firstCorruptAt = -1;
+  let pos = from;
+  let chunk = Math.min(READ_CHUNK, to - pos);
+  let buf = Buffer.allocUnsafe(chunk);
+  while (pos < to) {
+    const want = Math.min(chunk, to - pos);
+    if (buf.length < want) buf = Buffer.allocUnsafe(want);
+    const bytesRead = await read(buf, want, pos);
+    if (bytesRead <= 0) break;
+    const nl = buf.lastIndexOf(10, bytesRead - 1);
+    if (nl < 0) {
+      // A line longer than the chunk: widen the read window; otherwise a partial tail.
+      if (bytesRead === want && pos + want < to) {
+        chunk *= 2;
+        continue;
+      }
+      break;
+    }
+    const r = codec.ingest(buf, 0, nl + 1, pos, block);
+    if (r.corrupt > 0) {
+      corrupt += r.corrupt;
+      if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
+    }
+    const first = pos === from;
+    pos += nl + 1;
+    if (first && sizeTo !== null && pos < sizeTo) codec.expect?.(block, pos - from, sizeTo - from);
+  }
+  return { pos, corrupt, firstCorruptAt };
+}
+
+
+/** A part of a stream file for a parse worker: `[from, to)` of the file open as `fd` in this process. */
+export interface RangeJob {
+  stream: "gpu_util";
+  fd: number;
+  from: number;
+  to: number;
+}
+
+/** What parsing a part found: its rows (lane ids of its own dicts, named by `laneKeys`) and the range's tally. */
+export interface GpuRangeResult extends RangeResult {
+  part: GpuPart;
+  /** Lane id → [node, gpu] in the dicts the part was parsed with. */
+  laneKeys: [string, number][];
+}
+
+/** `[from, to)` of a gpu_util file into a fresh block with dicts of its own. */
+export async function parseGpuRange(read: ReadAt, from: number, to: number): Promise<GpuRangeResult> {
+  const dicts = new Dicts();
+  const scanner = new GpuLineScanner(dicts);
+  const block = new GpuBlock();
+  const codec: RangeCodec<GpuBlock> = {
+    ingest: (buf, s, e, off, b) => scanner.ingest(buf, s, e, off, b),
+    expect: (b, done, total) => b.expect(done, total),
+  };
+  const r = await ingestChunks(read, codec, block, from, to, to);
+  block.trim();
+  return { ...r, part: block.toPart(), laneKeys: dicts.laneNode.map((node, id): [string, number] => [node, dicts.laneGpu[id]!]) };
+}
+
+/** What a parse worker runs for a job (it reads the descriptor synchronously: it has nothing else to do). */
+export function parseRangeJob(job: RangeJob): Promise<GpuRangeResult> {
+  if (job.stream !== "gpu_util") return Promise.reject(new Error(`no range parser for stream '${String(job.stream)}'`));
+  return parseGpuRange((buf, len, pos) => Promise.resolve(fs.readSync(job.fd, buf, 0, len, pos)), job.from, job.to);
+}
