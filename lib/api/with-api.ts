@@ -3,8 +3,9 @@ import "server-only";
  * The one wrapper every route handler goes through (docs/architecture.md, "Request path"). It does exactly five
  * things: authenticate, parse path params and query with the route's zod contracts
  * (FastAPI's 422 / 400 split, lib/api/validation.ts), admit expensive routes through the
- * heavy-query gate (lib/api/admission.ts), resolve `?run=` to a RunContext, and map thrown
- * errors to `{"detail", "error":{code,message}}` bodies (lib/api/errors.ts).
+ * heavy-query gate (lib/api/admission.ts; while a heavy answer is computed, the telemetry
+ * cache's writes wait), resolve `?run=` to a RunContext, and map thrown errors to
+ * `{"detail", "error":{code,message}}` bodies (lib/api/errors.ts).
  * Handlers return plain data (serialised by `jsonSafeStringify`, NaN → null) or a
  * ready-made Response (binary frames).
  */
@@ -20,6 +21,7 @@ import { guardTrajectoryRead, type TrajectoryKind } from "@/lib/server/auth/traj
 import { getDb } from "@/lib/server/db";
 import { getRunOrThrow, type RunContext } from "@/lib/server/runs/context";
 import { noteRunOpened } from "@/lib/server/runs/recent";
+import { whileAnswering } from "@/lib/store/telemetry";
 
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -82,23 +84,28 @@ export function withApi<Q extends Schema | undefined = undefined, P extends Sche
       delete rawQuery.run;
       const rawParams = await (routeCtx?.params ?? Promise.resolve({}));
       const { params, query } = parseRequest<Infer<P>, Infer<Q>>(opts.params, rawParams, opts.query, rawQuery);
-      if (opts.cost === "heavy") release = await gate().acquire(user ? `user:${user.name}` : "anonymous");
-      const run = (opts.run ?? true) ? await getRunOrThrow(runId) : (undefined as unknown as RunContext);
-      const kind = typeof opts.trajectories === "function" ? opts.trajectories(query) : opts.trajectories;
-      if (kind) guardTrajectoryRead(run.id, user, kind, params as { rolloutId?: number; sampleIndex?: number } | undefined);
-      // What a restart warms first (lib/server/runs/recent.ts): runs signed-in people open
-      // (a request the guard refused did not open the run).
-      if (run && user) noteRunOpened(getDb(), run.id);
-      const result = await handler({ req, url, query, params, user, run });
-      if (result instanceof Response) return result;
-      const keptResponse = await keptAnswerResponse(result);
-      if (keptResponse) return keptResponse;
-      if (!release) return jsonResponse(result);
-      // A heavy answer is serialised before its slot is released, after a turn of the
-      // event loop and in slices, so light requests that arrived while it was computed
-      // do not also wait for its MB of JSON (docs/api.md 9.4).
-      await yieldToIo();
-      return await jsonResponseSliced(result);
+      const answer = async (): Promise<Response> => {
+        const run = (opts.run ?? true) ? await getRunOrThrow(runId) : (undefined as unknown as RunContext);
+        const kind = typeof opts.trajectories === "function" ? opts.trajectories(query) : opts.trajectories;
+        if (kind) guardTrajectoryRead(run.id, user, kind, params as { rolloutId?: number; sampleIndex?: number } | undefined);
+        // What a restart warms first (lib/server/runs/recent.ts): runs signed-in people open
+        // (a request the guard refused did not open the run).
+        if (run && user) noteRunOpened(getDb(), run.id);
+        const result = await handler({ req, url, query, params, user, run });
+        if (result instanceof Response) return result;
+        const keptResponse = await keptAnswerResponse(result);
+        if (keptResponse) return keptResponse;
+        if (!release) return jsonResponse(result);
+        // A heavy answer is serialised before its slot is released, after a turn of the
+        // event loop and in slices, so light requests that arrived while it was computed
+        // do not also wait for its MB of JSON (docs/api.md 9.4).
+        await yieldToIo();
+        return await jsonResponseSliced(result);
+      };
+      if (opts.cost !== "heavy") return await answer();
+      release = await gate().acquire(user ? `user:${user.name}` : "anonymous");
+      // The telemetry cache's deferred writes wait until a heavy answer is out (binary-cache.ts).
+      return await whileAnswering(answer);
     } catch (err) {
       return toErrorResponse(err);
     } finally {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openMetricStore } from "@/lib/store/telemetry";
 import { hourStartOfKey, partitionKey } from "@/lib/store/format";
 import { makeTmpDir, phase, RunBuilder, type GpuRow } from "@/lib/store/telemetry/testing";
-import { flushBinaryCache } from "@/lib/store/telemetry/binary-cache";
+import { flushBinaryCache, whileAnswering } from "@/lib/store/telemetry/binary-cache";
 import { heatmap } from "@/lib/timeline/heatmap";
 import { gpuSeries } from "@/lib/timeline/gpu";
 
@@ -427,6 +427,23 @@ describe("binary cache of closed partitions", () => {
     expect(computed).toBe(2);
     await store(true).keptMemo("k", "v2", compute); // a followed run keeps nothing across restarts
     expect(computed).toBe(3);
+  });
+
+  it("holds its writes back while a query is being answered, and writes them once it is out", async () => {
+    const b = run().gpu(gpuRow(10, 0, 11), gpuRow(10, 1, 12));
+    const cacheDir = makeTmpDir("rlboard-cache-");
+    dirs.push(cacheDir);
+    const entry = path.join(cacheDir, "gpu_util", `${partitionKey(10)}.bin`);
+    const store = openMetricStore(b.runDir, { follow: false, cacheDir, statIntervalMs: 0 });
+    let during = true;
+    await whileAnswering(async () => {
+      await store.gpuUtil.window(null, null); // parses the hour and schedules its entry
+      await new Promise((r) => setTimeout(r, 600)); // past the write's 250 ms deferral
+      during = fs.existsSync(entry);
+    });
+    expect(during).toBe(false);
+    await waitFor(entry);
+    expect(fs.existsSync(entry)).toBe(true);
   });
 
   it("lets a second store read closed partitions from the cache, and ignores stale entries", async () => {
