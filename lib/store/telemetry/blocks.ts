@@ -111,20 +111,21 @@ export class TickColumns {
   }
 
   /**
-   * Append `rows` rows whose tick groups were built elsewhere (a worker's part of the same
-   * file, parse-pool.ts): `gTs`/`gStart` as `appendTicks` built them from an empty start,
-   * `sorted` whether those group ts never decrease. The result is what `appendTicks` over
-   * the same rows gives: a first group stamped like our last one continues it.
+   * Append `rows` rows whose tick groups were built elsewhere (a `GpuStage` as its rows
+   * arrived, a worker's part of the same file, parse-pool.ts): `gTs`/`gStart` as
+   * `appendTicks` built them from an empty start (`gStart` is overwritten), `sorted` whether
+   * those group ts never decrease. The result is what `appendTicks` over the same rows
+   * gives: a first group stamped like our last one continues it.
    */
   protected appendGroups(gTs: Float64Array, gStart: Uint32Array, rows: number, sorted: boolean, minTs: number, maxTs: number): void {
     const G = gTs.length;
     if (rows === 0 || G === 0) return;
     const skip = gTs[0] === this.lastTs ? 1 : 0;
     if (gTs[0]! < this.lastTs || !sorted) this.sorted = false;
-    const starts = new Uint32Array(G - skip);
-    for (let g = skip; g < G; g++) starts[g - skip] = gStart[g]! + this.rows;
+    // In place: the caller's group starts are not read again (a stage is cleared, a part dropped).
+    for (let g = skip; g < G; g++) gStart[g] = gStart[g]! + this.rows;
     this.gTs.append(gTs, skip, G);
-    this.gStart.append(starts);
+    this.gStart.append(gStart, skip, G);
     this.rows += rows;
     this.lastTs = gTs[G - 1]!;
     if (minTs < this.minTs) this.minTs = minTs;
@@ -501,14 +502,15 @@ export class GpuBlock extends TickColumns {
   /**
    * Append a part parsed from the bytes that follow ours in the same file (parse-pool.ts),
    * its lane ids mapped through `laneOf` (the part's ids → this store's): the block then
-   * holds what parsing those bytes here would have given it.
+   * holds what parsing those bytes here would have given it. The part's arrays are used up.
    */
   appendPart(p: GpuPart, laneOf: Uint16Array): void {
     if (p.rows === 0) return;
-    const lane = new Uint16Array(p.rows);
-    for (let i = 0; i < p.rows; i++) lane[i] = laneOf[p.lane[i]!]!;
+    // The part is this block's to use up: lane ids are mapped in place.
+    const lane = p.lane;
+    for (let i = 0; i < p.rows; i++) lane[i] = laneOf[lane[i]!]!;
     this.appendGroups(p.gTs, p.gStart, p.rows, p.sorted, p.minTs, p.maxTs);
-    this.lane.append(lane);
+    this.lane.append(lane, 0, p.rows);
     this.util.append(p.util);
     this.mem.append(p.mem);
     this.power.append(p.power);

@@ -49,32 +49,45 @@ export async function ingestChunks<B>(
   let firstCorruptAt = -1;
   let pos = from;
   let chunk = Math.min(READ_CHUNK, to - pos);
-  let buf = Buffer.allocUnsafe(chunk);
-  while (pos < to) {
-    const want = Math.min(chunk, to - pos);
-    if (buf.length < want) buf = Buffer.allocUnsafe(want);
-    const bytesRead = await read(buf, want, pos);
-    if (bytesRead <= 0) break;
-    const nl = buf.lastIndexOf(10, bytesRead - 1);
-    if (nl < 0) {
-      // A line longer than the chunk: widen the read window; otherwise a partial tail.
-      if (bytesRead === want && pos + want < to) {
-        chunk *= 2;
-        continue;
+  let buf = (chunk === READ_CHUNK ? spare.pop() : undefined) ?? Buffer.allocUnsafe(chunk);
+  try {
+    while (pos < to) {
+      const want = Math.min(chunk, to - pos);
+      if (buf.length < want) buf = Buffer.allocUnsafe(want);
+      const bytesRead = await read(buf, want, pos);
+      if (bytesRead <= 0) break;
+      const nl = buf.lastIndexOf(10, bytesRead - 1);
+      if (nl < 0) {
+        // A line longer than the chunk: widen the read window; otherwise a partial tail.
+        if (bytesRead === want && pos + want < to) {
+          chunk *= 2;
+          continue;
+        }
+        break;
       }
-      break;
+      const r = codec.ingest(buf, 0, nl + 1, pos, block);
+      if (r.corrupt > 0) {
+        corrupt += r.corrupt;
+        if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
+      }
+      const first = pos === from;
+      pos += nl + 1;
+      if (first && sizeTo !== null && pos < sizeTo) codec.expect?.(block, pos - from, sizeTo - from);
     }
-    const r = codec.ingest(buf, 0, nl + 1, pos, block);
-    if (r.corrupt > 0) {
-      corrupt += r.corrupt;
-      if (firstCorruptAt < 0) firstCorruptAt = r.firstCorruptAt;
-    }
-    const first = pos === from;
-    pos += nl + 1;
-    if (first && sizeTo !== null && pos < sizeTo) codec.expect?.(block, pos - from, sizeTo - from);
+  } finally {
+    // Nothing keeps a view of the buffer past `ingest` (scanners copy what they keep).
+    if (buf.length === READ_CHUNK && spare.length < SPARE_MAX) spare.push(buf);
   }
   return { pos, corrupt, firstCorruptAt };
 }
+
+/**
+ * Read buffers of READ_CHUNK bytes no parse holds now. A split parse runs a loop per ~32 MB
+ * part: a fresh 2 MB buffer each time added to the external memory whose growth makes V8
+ * collect the whole heap (#20).
+ */
+const spare: Buffer[] = [];
+const SPARE_MAX = 8;
 
 
 /** A part of a stream file for a parse worker: `[from, to)` of the file open as `fd` in this process. */
