@@ -4,13 +4,14 @@
  *
  * A file read from byte 0 that is at least SPLIT_MIN_BYTES long is cut at line ends into
  * parts of about PART_BYTES (`ingestSplit`). This thread parses from the start straight
- * into the file's block; parse workers (worker threads of this process that read the same
- * file descriptor, parse-worker.ts) parse from the end, each part into a block with dicts
- * of its own, and hand back its columns (transferred, not copied). Their parts are appended
- * in file order, lane ids mapped into the store's dicts: the block holds exactly the rows,
- * tick groups, corrupt-line tally and end offset one pass gives (parse-pool.test.ts
- * compares them). Only streams whose codec says how to take a part (`SplitCodec`:
- * gpu_util) are split.
+ * into the file's block; parse workers (worker threads of this process, parse-worker.ts)
+ * parse from the end, each part into a block with dicts of its own, and hand back its
+ * columns (transferred, not copied). A worker reads the descriptor the store opened —
+ * confined to the run directory (safe-fs.ts) — and opens nothing itself. Their parts are
+ * appended in file order, lane ids mapped into the store's dicts: the block holds exactly
+ * the rows, tick groups, corrupt-line tally and end offset one pass gives
+ * (parse-pool.test.ts compares them). Only streams whose codec says how to take a part
+ * (`SplitCodec`: gpu_util) are split.
  *
  * Workers start on the first split parse and stop after IDLE_MS without work. Where one
  * cannot start or fails, the parts it had are parsed here (nothing is lost, it is only
@@ -23,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { ingestChunks, type GpuRangeResult, type RangeCodec, type RangeJob, type RangeResult, type ReadAt } from "@/lib/store/telemetry/read-range";
+import { fileReader, ingestChunks, type GpuRangeResult, type RangeCodec, type RangeJob, type RangeResult, type ReadAt } from "@/lib/store/telemetry/read-range";
 
 /** How a block takes a part a worker parsed (`GpuBlock.appendPart` with its lanes mapped). */
 export interface SplitCodec<B> {
@@ -268,7 +269,7 @@ async function cutPoints(read: ReadAt, to: number, parts: number): Promise<numbe
 export async function ingestSplit<B>(fh: fs.promises.FileHandle, codec: RangeCodec<B>, split: SplitCodec<B>, block: B, to: number): Promise<RangeResult | null> {
   const p = pool();
   if (p.size === 0 || p.broken || to < p.splitMinBytes) return null;
-  const read: ReadAt = async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead;
+  const read = fileReader(fh);
   const cuts = await cutPoints(read, to, Math.max(p.size + 1, Math.ceil(to / PART_BYTES)));
   if (cuts.length === 0) return null;
   const bounds = [0, ...cuts, to];

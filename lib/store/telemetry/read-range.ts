@@ -31,6 +31,11 @@ export interface RangeResult {
 /** Reads up to `len` bytes at file offset `pos` into `buf[0…)`; resolves the count (0 at the end). */
 export type ReadAt = (buf: Buffer, len: number, pos: number) => Promise<number>;
 
+/** `ReadAt` over an open file. */
+export function fileReader(fh: fs.promises.FileHandle): ReadAt {
+  return async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead;
+}
+
 /**
  * The complete lines of `[from, to)` into `block`, READ_CHUNK bytes at a time (a line
  * longer than that widens the window; a partial last line is left for a later read).

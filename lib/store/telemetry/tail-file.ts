@@ -18,7 +18,7 @@
  */
 import fs from "node:fs";
 import { ingestSplit, type SplitCodec } from "@/lib/store/telemetry/parse-pool";
-import { ingestChunks, type RangeCodec, type RangeResult, type ReadAt } from "@/lib/store/telemetry/read-range";
+import { fileReader, ingestChunks, type RangeCodec, type RangeResult } from "@/lib/store/telemetry/read-range";
 import { isOutside, type RunFs } from "@/lib/store/safe-fs";
 
 /** Bytes kept from the start of the file and from just before the offset (fingerprint). */
@@ -73,10 +73,6 @@ export interface BlockCodec<B> extends RangeCodec<B> {
   beforeAppend?(block: B): Promise<void>;
   /** Bytes the block holds (its columns), for a stream's byte budget (`StreamOptions.maxBytes`). */
   bytes?(block: B): number;
-}
-
-function readerOf(fh: fs.promises.FileHandle): ReadAt {
-  return async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead;
 }
 
 export class TailFile<B> {
@@ -183,7 +179,7 @@ export class TailFile<B> {
         const r = await ingestSplit(fh, this.codec, split, block, to);
         if (r) return r;
       }
-      return await ingestChunks(readerOf(fh), this.codec, block, from, to, from === 0 ? to : null);
+      return await ingestChunks(fileReader(fh), this.codec, block, from, to, from === 0 ? to : null);
     } finally {
       parsing--;
     }
