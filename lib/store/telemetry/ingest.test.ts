@@ -137,6 +137,13 @@ const GPU_CASES: string[] = [
   GPU.replace("}", ',"extra":1}'),
   GPU.replace(',"power_w":653', ""),
   GPU.replace('"util":95', '"util":95,"util":96'),
+  // each key with one byte changed, wherever in it (the scanner compares keys a word at a time)
+  ...["ts", "node", "gpu", "util", "mem_mb", "power_w"].flatMap((k) =>
+    Array.from({ length: k.length + 3 }, (_, i) => {
+      const key = `"${k}":`;
+      return GPU.replace(key, key.slice(0, i) + (key[i] === "X" ? "Y" : "X") + key.slice(i + 1));
+    }),
+  ),
   "[1,2,3]",
   "{}",
   "not json",
