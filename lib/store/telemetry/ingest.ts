@@ -399,8 +399,8 @@ const P_UTIL = enc(',"util":');
 const P_MEM = enc(',"mem_mb":');
 const P_POW = enc(',"power_w":');
 
-/** Longest line head a GPU scanner keeps (a 14-character ts and a 34-character node name). */
-const HEAD_MAX = 64;
+/** Longest line head a GPU scanner keeps: 37 bytes of keys and ts, a node name of up to 59 (longer heads are read every time). */
+const HEAD_MAX = 96;
 
 /** `[p, p + n)` of `v` equals `[0, n)` of `head` (4 ≤ n): n/4 word compares, the last one overlapping. */
 function sameHead(v: DataView, p: number, head: DataView, n: number): boolean {
@@ -416,8 +416,9 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
   private readonly laneCache: number[][] = [];
   private readonly stage = new GpuStage();
   /**
-   * The text of the last timestamp `readNumber` read (4 to 16 bytes, as `wordsOf` it) and its value: a node's GPUs share one sampler tick,
-   * so most lines repeat the line before's ts byte for byte.
+   * The text of the last timestamp `readNumber` read (4 to 16 bytes, as `wordsOf` reads it)
+   * and its value: every node writes the same sampler tick, so a new head mostly repeats
+   * the ts of the head before.
    */
   private tsLen = 0;
   private tsW0 = 0;
@@ -465,6 +466,7 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
     const ts = readNumber(buf, p, end);
     const len = cursor - p;
     if (cursor >= 0 && len >= 4 && len <= 16) {
+      // `wordsOf` written out: its array would be garbage once per new head
       const v = viewOf(buf);
       this.tsW0 = v.getUint32(p, true);
       this.tsW1 = v.getUint32(p + (len < 8 ? len - 4 : 4), true);
