@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Dicts, GpuBlock } from "@/lib/store/telemetry/blocks";
 import { GpuLineScanner } from "@/lib/store/telemetry/ingest";
 import { ingestSplit, parsePoolState, resetParsePool, setParseWorkers } from "@/lib/store/telemetry/parse-pool";
-import { ingestChunks } from "@/lib/store/telemetry/read-range";
+import { fileReader, gpuRangeCodec, ingestChunks } from "@/lib/store/telemetry/read-range";
 import { openMetricStore } from "@/lib/store/telemetry/store";
 import { makeTmpDir, pyJsonLine } from "@/lib/store/telemetry/testing";
 
@@ -108,9 +108,7 @@ describe("a large gpu_util file parsed in parts", () => {
     const one = await readAll(runDir);
     setParseWorkers(2, 64 << 10);
     // A job no worker knows how to parse: each worker answers with an error.
-    const dicts = new Dicts();
-    const scanner = new GpuLineScanner(dicts);
-    const codec = { ingest: (buf: Buffer, s: number, e: number, off: number, b: GpuBlock) => scanner.ingest(buf, s, e, off, b), expect: (b: GpuBlock, d: number, t: number) => b.expect(d, t) };
+    const codec = gpuRangeCodec(new GpuLineScanner(new Dicts()));
     const fh = await fs.promises.open(path.join(runDir, "dashboard", "gpu_util", "20251124_08.jsonl"), "r");
     const block = new GpuBlock();
     let adopted = 0;
@@ -135,9 +133,7 @@ describe("a large gpu_util file parsed in parts", () => {
     const whole = await readAll(runDir);
     expect(parsePoolState().partsDone).toBe(0);
     const fh = await fs.promises.open(path.join(runDir, "dashboard", "gpu_util", "20251124_08.jsonl"), "r");
-    const dicts = new Dicts();
-    const scanner = new GpuLineScanner(dicts);
-    const r = await ingestChunks(async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead, { ingest: (buf, s, e, off, b: GpuBlock) => scanner.ingest(buf, s, e, off, b) }, new GpuBlock(), 0, text.length, null);
+    const r = await ingestChunks(fileReader(fh), gpuRangeCodec(new GpuLineScanner(new Dicts())), new GpuBlock(), 0, text.length, null);
     await fh.close();
     expect(r.pos).toBe(whole.offset);
     expect(r.corrupt).toBe(whole.corrupt);

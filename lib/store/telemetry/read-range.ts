@@ -94,7 +94,6 @@ export async function ingestChunks<B>(
 const spare: Buffer[] = [];
 const SPARE_MAX = 8;
 
-
 /** A part of a stream file for a parse worker: `[from, to)` of the file open as `fd` in this process. */
 export interface RangeJob {
   stream: "gpu_util";
@@ -110,16 +109,19 @@ export interface GpuRangeResult extends RangeResult {
   laneKeys: [string, number][];
 }
 
+/** How gpu_util lines become a `GpuBlock` (the store's codec adds what a stream needs besides). */
+export function gpuRangeCodec(scanner: GpuLineScanner): RangeCodec<GpuBlock> {
+  return {
+    ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
+    expect: (block, done, total) => block.expect(done, total),
+  };
+}
+
 /** `[from, to)` of a gpu_util file into a fresh block with dicts of its own. */
 export async function parseGpuRange(read: ReadAt, from: number, to: number): Promise<GpuRangeResult> {
   const dicts = new Dicts();
-  const scanner = new GpuLineScanner(dicts);
   const block = new GpuBlock();
-  const codec: RangeCodec<GpuBlock> = {
-    ingest: (buf, s, e, off, b) => scanner.ingest(buf, s, e, off, b),
-    expect: (b, done, total) => b.expect(done, total),
-  };
-  const r = await ingestChunks(read, codec, block, from, to, to);
+  const r = await ingestChunks(read, gpuRangeCodec(new GpuLineScanner(dicts)), block, from, to, to);
   block.trim();
   return { ...r, part: block.toPart(), laneKeys: dicts.laneNode.map((node, id): [string, number] => [node, dicts.laneGpu[id]!]) };
 }

@@ -42,6 +42,7 @@ import {
 import { BinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { EngineLineScanner, GpuLineScanner, ingestLines, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
 import { filesStamp, FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
+import { gpuRangeCodec } from "@/lib/store/telemetry/read-range";
 import type { BlockCodec, TailFile } from "@/lib/store/telemetry/tail-file";
 import {
   OPEN_T1,
@@ -173,12 +174,11 @@ export class MetricStore {
       "gpu_util",
       {
         create: () => new GpuBlock(),
-        ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
+        ...gpuRangeCodec(scanner),
         split: {
           stream: "gpu_util",
           adopt: (block, r) => block.appendPart(r.part, Uint16Array.from(r.laneKeys, ([node, gpu]) => dicts.laneId(node, gpu))),
         },
-        expect: (b, done, total) => b.expect(done, total),
         seal: (b) => b.trim(),
         beforeAppend: (b) => b.ensureMagnitudes(),
         bytes: (b) => b.byteLength(),
