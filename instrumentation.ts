@@ -1,6 +1,7 @@
 /**
  * Next's once-per-server-process hook (Node runtime only): starts the alert loop when
- * `serve --alert-webhook` named webhooks (docs/api.md 9.5.5), and warms the server
+ * `serve --alert-webhook` named webhooks (docs/api.md 9.5.5), sizes the parse workers'
+ * pool (`RLBOARD_PARSE_WORKERS`, lib/store/telemetry/parse-pool.ts), and warms the server
  * (lib/server/warmup.ts): the API routes' modules, the database, the run registry and the
  * newest runs' stores, so the first request after a start does not pay for them (#20).
  *
@@ -14,8 +15,14 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const [{ ensureAlertLoop }, warmup] = await Promise.all([import("@/lib/server/alerts"), import("@/lib/server/warmup")]);
+  const [{ ensureAlertLoop }, warmup, { serverEnv }, { setParseWorkers }] = await Promise.all([
+    import("@/lib/server/alerts"),
+    import("@/lib/server/warmup"),
+    import("@/lib/env"),
+    import("@/lib/store/telemetry"),
+  ]);
   ensureAlertLoop();
+  setParseWorkers(serverEnv().parseWorkers);
   if (!warmup.warmUpEnabled()) return;
   await warmup.warmUp();
   // Requests to itself: held by Next until this hook returns, then served first. Not under

@@ -12,7 +12,7 @@ import { badRequest, notFound } from "@/lib/contracts/errors";
 import { getDb } from "@/lib/server/db";
 import { RunRegistry } from "@/lib/server/runs/registry";
 import type { ScannedRun } from "@/lib/server/runs/scan";
-import { openMetricStore, setParseWorkers, type MetricStore } from "@/lib/store/telemetry";
+import { openMetricStore, type MetricStore } from "@/lib/store/telemetry";
 import { openDumpReader, type DumpReader } from "@/lib/store/dumps";
 
 export interface RunSettings {
@@ -82,7 +82,6 @@ export async function getRunOrThrow(runId: string | undefined): Promise<RunConte
     // A run whose directory moved gets fresh readers; the old one's file handles go now.
     void ctx?.dumps.close();
     const env = serverEnv();
-    setParseWorkers(env.parseWorkers);
     const cacheDir = runCacheDir(run);
     ctx = {
       id: run.id,
