@@ -599,6 +599,23 @@ export interface GpuPart {
   power: Int16Array;
 }
 
+/** A whole phase file's rows as plain columns, its markers matched inside it: what a parse worker hands back (`PhaseBlock.toPart`). */
+export interface PhasePart {
+  t0: Float64Array;
+  t1: Float64Array;
+  rank: Float64Array;
+  name: Uint32Array;
+  node: Uint32Array;
+  role: Uint32Array;
+  gpuOff: Uint32Array;
+  gpus: Float64Array;
+  minT: number;
+  maxT: number;
+  open: Uint32Array;
+  /** `localUnmatched()` of the part. */
+  unmatched: number[];
+}
+
 /** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */
 export class GpuStage {
   n = 0;
@@ -1042,6 +1059,40 @@ export class PhaseBlock {
       for (const i of open) if (!matched[i]) out.push(i);
     }
     return (this.unmatchedCache = out);
+  }
+
+  /**
+   * The rows of a whole file a parse worker read (`trim()` first), with its OPEN markers
+   * already matched inside it: what an empty block takes whole (`adoptPart`).
+   */
+  toPart(): PhasePart {
+    const { t0, t1, rank, name, node, role, gpuOff, gpus, minT, maxT } = this;
+    return { t0, t1, rank, name, node, role, gpuOff, gpus, minT, maxT, open: this.open, unmatched: [...this.localUnmatched()] };
+  }
+
+  /**
+   * Take a part parsed from this (empty) block's file elsewhere (parse-pool.ts), its string
+   * ids mapped through `idOf` (the part's ids → this block's `strings`): the block then holds
+   * what parsing the file here would have given it. The part's arrays are used up.
+   */
+  adoptPart(p: PhasePart, idOf: Uint32Array): void {
+    if (this.n !== 0) throw new Error("PhaseBlock.adoptPart() on a block that has rows");
+    for (const col of [p.name, p.node, p.role]) for (let i = 0; i < col.length; i++) col[i] = idOf[col[i]!]!;
+    this.t0 = p.t0;
+    this.t1 = p.t1;
+    this.rank = p.rank;
+    this.name = p.name;
+    this.node = p.node;
+    this.role = p.role;
+    this.gpuOff = p.gpuOff;
+    this.gpus = p.gpus;
+    this.n = p.t0.length;
+    this.minT = p.minT;
+    this.maxT = p.maxT;
+    this.openIdx = p.open;
+    this.openN = p.open.length;
+    this.rowsCache = null;
+    this.unmatchedCache = p.unmatched;
   }
 
   /** Drop spare capacity (closed partition). */

@@ -4,14 +4,18 @@
  * order, the same tick groups (a tick cut in two by a part boundary is one group), the same
  * lanes, the same corrupt-line tally and the same end offset (a partial last line stays on
  * disk). The files are small; the split threshold is lowered for the test.
+ *
+ * Phase hours are handed to the workers whole, while this thread parses others: a day of
+ * them read at once must give each hour the block one pass gives, its OPEN markers matched
+ * inside it as one pass matches them.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Dicts, GpuBlock } from "@/lib/store/telemetry/blocks";
-import { GpuLineScanner } from "@/lib/store/telemetry/ingest";
-import { ingestSplit, parsePoolState, resetParsePool, setParseWorkers } from "@/lib/store/telemetry/parse-pool";
-import { fileReader, gpuRangeCodec, ingestChunks } from "@/lib/store/telemetry/read-range";
+import { Dicts, GpuBlock, PhaseBlock } from "@/lib/store/telemetry/blocks";
+import { GpuLineScanner, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
+import { ingestSplit, ingestWhole, parsePoolState, resetParsePool, setParseWorkers } from "@/lib/store/telemetry/parse-pool";
+import { fileReader, gpuRangeCodec, ingestChunks, phaseRangeCodec } from "@/lib/store/telemetry/read-range";
 import { openMetricStore } from "@/lib/store/telemetry/store";
 import { makeTmpDir, pyJsonLine } from "@/lib/store/telemetry/testing";
 
@@ -137,6 +141,112 @@ describe("a large gpu_util file parsed in parts", () => {
     await fh.close();
     expect(r.pos).toBe(whole.offset);
     expect(r.corrupt).toBe(whole.corrupt);
+    fs.rmSync(runDir, { recursive: true, force: true });
+  });
+});
+
+/**
+ * Phase hours of a 16-rank job as the collector files them: per step every rank opens a
+ * phase (an OPEN marker, `t1` -1.0, in its start hour) and closes it (in its end hour, so a
+ * phase that runs over the hour closes in the next file); some never close. With a corrupt
+ * line, a line only the generic parser takes and a partial last line in each file.
+ */
+function phaseHours(hours: number, stepsPerHour: number): string[] {
+  const texts: string[] = [];
+  const closings: string[][] = Array.from({ length: hours + 1 }, () => []);
+  const line = (name: string, t0: number, t1: string, rank: number) =>
+    `{"name":"${name}","t0":${t0},"t1":${t1},"node":"10.3.0.${rank >> 3}","gpus":[${rank & 7}],"rank":${rank},"role":"train"}`;
+  for (let h = 0; h < hours; h++) {
+    const lines: string[] = [];
+    for (let s = 0; s < stepsPerHour; s++) {
+      const t0 = HOUR + h * 3600 + s * (3600 / stepsPerHour) + 0.125;
+      for (let rank = 0; rank < 16; rank++) {
+        const name = s % 3 === 0 ? "actor_train" : "train_wait";
+        lines.push(line(name, t0, "-1.0", rank));
+        if (rank === 5 && s === 7) continue; // never closes
+        const t1 = t0 + (s === stepsPerHour - 1 ? 3600 / stepsPerHour + 0.5 : 3) + rank / 1000; // the last step's phases close next hour
+        const closing = line(name, t0, String(Math.round(t1 * 1000) / 1000), rank);
+        closings[Math.floor((t1 - HOUR) / 3600)]!.push(closing);
+      }
+    }
+    lines.push(...closings[h]!); // the hour's closings, the previous hour's late ones first
+    // strings first seen in a different order in each hour (the worker's ids differ from the store's)
+    if (h % 2 === 1) lines.unshift(`{"name":"generate_h${h}","t0":${HOUR + h * 3600 + 2},"t1":${HOUR + h * 3600 + 4},"node":"10.9.0.${h}","gpus":[],"rank":-1,"role":"rollout_manager"}`);
+    lines.splice(17, 0, '{"name":"actor_train","t0":12'); // corrupt
+    lines.splice(40, 0, line("rollout", HOUR + h * 3600 + 1, "-1.0", 3).replace(/,/g, ", ")); // generic path
+    texts.push(`${lines.join("\n")}\n{"name":"actor_train","t0":${HOUR + h * 3600 + 9},"t1`); // partial last line
+  }
+  return texts;
+}
+
+function writePhaseRun(texts: string[]): string {
+  const runDir = makeTmpDir("rlboard-whole-");
+  const dir = path.join(runDir, "dashboard", "phases");
+  fs.mkdirSync(dir, { recursive: true });
+  texts.forEach((t, h) => fs.writeFileSync(path.join(dir, `20251124_${String(8 + h).padStart(2, "0")}.jsonl`), t));
+  return runDir;
+}
+
+/** Every hour a store read at once: its events, OPEN markers, markers left unmatched inside it, bounds, bytes consumed. */
+async function readPhases(runDir: string) {
+  const store = openMetricStore(runDir, { follow: false });
+  const files = await store.phases.files();
+  const blocks = await store.phases.read(files);
+  return {
+    hours: blocks.map((b, k) => ({
+      events: b.rows,
+      open: [...b.open],
+      unmatched: [...b.localUnmatched()],
+      minT: b.minT,
+      maxT: b.maxT,
+      offset: files[k]!.offset,
+    })),
+    corrupt: store.phases.corruptLines(),
+  };
+}
+
+describe("phase hours parsed whole by workers while this thread parses others", () => {
+  it("gives every hour the block one pass gives (events, OPEN markers, markers unmatched, corrupt lines, end offset)", async () => {
+    const texts = phaseHours(8, 60); // ~180 kB an hour
+    const runDir = writePhaseRun(texts);
+    setParseWorkers(0);
+    const one = await readPhases(runDir);
+    await resetParsePool();
+    setParseWorkers(1, undefined, 16 << 10);
+    const pooled = await readPhases(runDir);
+    const state = parsePoolState();
+    expect(state.broken).toBeNull();
+    expect(state.partsDone).toBeGreaterThan(0); // a worker parsed hours…
+    expect(state.partsDone).toBeLessThan(8); // …and this thread the others
+    expect(one.corrupt).toBe(8);
+    expect(one.hours[3]!.events.length).toBe(60 * 16 * 2 - 1 + 2); // markers and closings (one never closes, the last step's close in the next hour, the previous hour's here), the generic line, the rollout manager's
+    expect(one.hours[3]!.unmatched.length).toBeGreaterThan(16); // the last step closes in the next file; one phase never
+    expect(one.hours[2]!.offset).toBe(texts[2]!.lastIndexOf("\n") + 1);
+    expect(pooled.corrupt).toBe(one.corrupt);
+    expect(pooled.hours).toEqual(one.hours);
+    fs.rmSync(runDir, { recursive: true, force: true });
+  });
+
+  it("parses an hour here when its worker fails on it", async () => {
+    const texts = phaseHours(1, 40);
+    const runDir = writePhaseRun(texts);
+    setParseWorkers(0);
+    const one = await readPhases(runDir);
+    setParseWorkers(1, undefined, 1);
+    const dicts = new Dicts();
+    const fh = await fs.promises.open(path.join(runDir, "dashboard", "phases", "20251124_08.jsonl"), "r");
+    const block = new PhaseBlock(dicts.phaseStrings);
+    let adopted = 0;
+    // A job no worker knows how to parse: the worker answers with an error.
+    const r = await ingestWhole(fh, phaseRangeCodec(new PhaseLineScanner(dicts)), { stream: "nonsense" as "phases", adopt: () => void adopted++ }, block, texts[0]!.length);
+    await fh.close();
+    expect(r).not.toBeNull();
+    expect(adopted).toBe(0);
+    expect(r!.pos).toBe(one.hours[0]!.offset);
+    expect(r!.corrupt).toBe(1);
+    expect(block.rows).toEqual(one.hours[0]!.events);
+    expect([...block.localUnmatched()]).toEqual(one.hours[0]!.unmatched);
+    expect(parsePoolState().broken).toBeNull();
     fs.rmSync(runDir, { recursive: true, force: true });
   });
 });

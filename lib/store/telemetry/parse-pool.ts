@@ -13,7 +13,13 @@
  * (parse-pool.test.ts compares them). Only streams whose codec says how to take a part
  * (`SplitCodec`: gpu_util) are split.
  *
- * Workers start on the first split parse and stop after IDLE_MS without work. Where one
+ * Streams read many files at once whose files are smaller (a 1024-GPU phase hour is
+ * ~38 MB, and a fleet view reads the day's 24) hand files of at least WHOLE_MIN_BYTES to
+ * the workers whole (`ingestWhole`, `WholeCodec`: phases): this thread parses them in the
+ * order asked while the workers take them newest first, and an empty block adopts a
+ * worker's columns with its string ids mapped.
+ *
+ * Workers start on the first parse they are given and stop after IDLE_MS without work. Where one
  * cannot start or fails, the parts it had are parsed here (nothing is lost, it is only
  * slower) and the pool stays off for the process. `RLBOARD_PARSE_WORKERS` (`setParseWorkers`)
  * sets the count; default: one per core beyond the first, at most 3; 0: never split.
@@ -24,16 +30,37 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { fileReader, ingestChunks, type GpuRangeResult, type RangeCodec, type RangeJob, type RangeResult, type ReadAt } from "@/lib/store/telemetry/read-range";
+import {
+  fileReader,
+  ingestChunks,
+  type GpuRangeResult,
+  type PartResult,
+  type PhaseRangeResult,
+  type RangeCodec,
+  type RangeJob,
+  type RangeResult,
+  type ReadAt,
+} from "@/lib/store/telemetry/read-range";
 
 /** How a block takes a part a worker parsed (`GpuBlock.appendPart` with its lanes mapped). */
 export interface SplitCodec<B> {
-  stream: RangeJob["stream"];
+  stream: "gpu_util";
   adopt(block: B, part: GpuRangeResult): void;
+}
+
+/** How an empty block takes a whole file a worker parsed (`PhaseBlock.adoptPart` with its strings mapped). */
+export interface WholeCodec<B> {
+  stream: "phases";
+  adopt(block: B, part: PhaseRangeResult): void;
 }
 
 /** Files shorter than this are parsed in one pass (a 64-GPU hour is ~20 MB: a worker would cost more than it saves). */
 export const SPLIT_MIN_BYTES = 64 << 20;
+/**
+ * Whole files (phases) of at least this many bytes may go to a worker: a 1024-GPU phase
+ * hour is ~38 MB, a 64-GPU one ~2.5 MB (parsed here, no worker started for it).
+ */
+export const WHOLE_MIN_BYTES = 8 << 20;
 /** Parts are about this long (a 1024-GPU hour of gpu_util: 10 parts), so the threads can even out the work. */
 const PART_BYTES = 32 << 20;
 /** A worker with nothing to do for this long is stopped (its isolate is ~10 MB). */
@@ -43,11 +70,11 @@ const CUT_SCAN_BYTES = 1 << 20;
 
 interface Task {
   job: RangeJob;
-  resolve: (r: GpuRangeResult) => void;
+  resolve: (r: PartResult) => void;
   reject: (e: Error) => void;
 }
 
-type Reply = { ok: true; result: GpuRangeResult } | { ok: false; error: string };
+type Reply = { ok: true; result: PartResult } | { ok: false; error: string };
 
 /** Jobs posted to one worker at a time: the next waits in its port, so it never idles while this thread is busy. */
 const DEPTH = 2;
@@ -64,22 +91,28 @@ class ParsePool {
   /** Parts parsed by workers (tests, logs). */
   partsDone = 0;
 
+  /** Where this thread's turn to parse a whole file queues (`turn`). */
+  private lane: Promise<void> = Promise.resolve();
+
   constructor(
     public size: number,
     public splitMinBytes = SPLIT_MIN_BYTES,
+    public wholeMinBytes = WHOLE_MIN_BYTES,
   ) {}
 
   /**
-   * Queue a job. `steal()` takes it back while it is not posted to a worker (true: the
-   * caller parses it itself, and `result` never settles).
+   * Queue a job (`front`: before the others, so the workers take the newest first). `steal()`
+   * takes it back while it is not posted to a worker (true: the caller parses it itself,
+   * and `result` never settles).
    */
-  submit(job: RangeJob): { result: Promise<GpuRangeResult>; steal(): boolean } {
+  submit<R extends PartResult>(job: RangeJob, front = false): { result: Promise<R>; steal(): boolean } {
     let task!: Task;
-    const result = new Promise<GpuRangeResult>((resolve, reject) => (task = { job, resolve, reject }));
+    const result = new Promise<R>((resolve, reject) => (task = { job, resolve: resolve as (r: PartResult) => void, reject }));
     // A part can fail before its file's reader gets to it (or after that reader gave up):
     // the reader looks at each outcome in its own time, so none counts as unhandled.
     void result.catch(() => undefined);
-    this.queue.push(task);
+    if (front) this.queue.unshift(task);
+    else this.queue.push(task);
     this.pump();
     return {
       result,
@@ -163,6 +196,15 @@ class ParsePool {
     return w;
   }
 
+  /** This thread's turn at whole-file parses, one at a time in the order asked; resolves the function that ends it. */
+  turn(): Promise<() => void> {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const mine = this.lane.then(() => end);
+    this.lane = this.lane.then(() => ended);
+    return mine;
+  }
+
   private retire(w: Worker): void {
     this.stopping.add(w);
     void w.terminate();
@@ -213,10 +255,11 @@ function defaultWorkers(): number {
  * Parse workers per process (`RLBOARD_PARSE_WORKERS`; null: the default). 0: never split a
  * file. `splitMinBytes`: the size from which a file is split (tests split small files).
  */
-export function setParseWorkers(n: number | null, splitMinBytes = SPLIT_MIN_BYTES): void {
+export function setParseWorkers(n: number | null, splitMinBytes = SPLIT_MIN_BYTES, wholeMinBytes = WHOLE_MIN_BYTES): void {
   const p = pool();
   p.size = n === null ? defaultWorkers() : Math.max(0, Math.min(16, Math.floor(n)));
   p.splitMinBytes = splitMinBytes;
+  p.wholeMinBytes = wholeMinBytes;
 }
 
 /** What the pool did (tests): parts parsed by workers, and why it is off, if it is. */
@@ -275,7 +318,7 @@ export async function ingestSplit<B>(fh: fs.promises.FileHandle, codec: RangeCod
   const bounds = [0, ...cuts, to];
   const n = bounds.length - 1; // part k: [bounds[k], bounds[k + 1]); part 0 is this thread's
   const queued = new Array<{ result: Promise<GpuRangeResult>; steal(): boolean }>(n);
-  for (let k = n - 1; k >= 1; k--) queued[k] = p.submit({ stream: split.stream, fd: fh.fd, from: bounds[k]!, to: bounds[k + 1]! });
+  for (let k = n - 1; k >= 1; k--) queued[k] = p.submit<GpuRangeResult>({ stream: split.stream, fd: fh.fd, from: bounds[k]!, to: bounds[k + 1]! });
   /** Parts this thread parsed (or took back unparsed): nothing of a worker's to wait for. */
   const mine = new Array<boolean>(n).fill(false);
   mine[0] = true;
@@ -311,4 +354,30 @@ export async function ingestSplit<B>(fh: fs.promises.FileHandle, codec: RangeCod
   if (failed) take(await ingestChunks(read, codec, block, pos, to, null)); // that part and the rest, here
   // A part that ended early (the file changed under the read): the next read goes on from `pos`.
   return { pos, corrupt, firstCorruptAt };
+}
+
+/**
+ * `[0, to)` of the open file into the empty `block`, by this thread or a worker, whichever
+ * is free first; null when the file is too small or no worker is to be had (the caller
+ * parses it in one pass). For streams read many files at a time (a fleet view reads a
+ * day of phase hours): each file is queued for the workers, newest first, while this
+ * thread takes the files in the order asked, one at a time, each one no worker has taken
+ * yet. A part a worker parsed is adopted whole; one that failed is parsed here.
+ */
+export async function ingestWhole<B>(fh: fs.promises.FileHandle, codec: RangeCodec<B>, whole: WholeCodec<B>, block: B, to: number): Promise<RangeResult | null> {
+  const p = pool();
+  if (p.size === 0 || p.broken || to < p.wholeMinBytes) return null;
+  const read = fileReader(fh);
+  const job = p.submit<PhaseRangeResult>({ stream: whole.stream, fd: fh.fd, from: 0, to }, true);
+  const done = await p.turn();
+  try {
+    if (job.steal()) return await ingestChunks(read, codec, block, 0, to, to);
+  } finally {
+    done();
+  }
+  // Posted to a worker: nothing may read the descriptor after this returns, so it is waited for.
+  const r = await job.result.catch(() => null);
+  if (!r) return await ingestChunks(read, codec, block, 0, to, to);
+  whole.adopt(block, r);
+  return { pos: r.pos, corrupt: r.corrupt, firstCorruptAt: r.firstCorruptAt };
 }

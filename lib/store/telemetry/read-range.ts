@@ -4,8 +4,8 @@
  * file with it, parse-pool.ts) and the job a parse worker runs.
  */
 import fs from "node:fs";
-import { Dicts, GpuBlock, type GpuPart } from "@/lib/store/telemetry/blocks";
-import { GpuLineScanner, type IngestResult } from "@/lib/store/telemetry/ingest";
+import { Dicts, GpuBlock, PhaseBlock, type GpuPart, type PhasePart } from "@/lib/store/telemetry/blocks";
+import { GpuLineScanner, PhaseLineScanner, type IngestResult } from "@/lib/store/telemetry/ingest";
 
 /** Bytes read at a time. */
 export const READ_CHUNK = 2 << 20;
@@ -94,9 +94,12 @@ export async function ingestChunks<B>(
 const spare: Buffer[] = [];
 const SPARE_MAX = 8;
 
-/** A part of a stream file for a parse worker: `[from, to)` of the file open as `fd` in this process. */
+/**
+ * A part of a stream file for a parse worker: `[from, to)` of the file open as `fd` in this
+ * process (gpu_util: a part of a large file; phases: a whole file, `from` 0).
+ */
 export interface RangeJob {
-  stream: "gpu_util";
+  stream: "gpu_util" | "phases";
   fd: number;
   from: number;
   to: number;
@@ -104,10 +107,21 @@ export interface RangeJob {
 
 /** What parsing a part found: its rows (lane ids of its own dicts, named by `laneKeys`) and the range's tally. */
 export interface GpuRangeResult extends RangeResult {
+  stream: "gpu_util";
   part: GpuPart;
   /** Lane id → [node, gpu] in the dicts the part was parsed with. */
   laneKeys: [string, number][];
 }
+
+/** What parsing a whole phase file found: its rows (string ids of its own dicts, named by `strings`) and the tally. */
+export interface PhaseRangeResult extends RangeResult {
+  stream: "phases";
+  part: PhasePart;
+  /** String id → text in the dicts the part was parsed with. */
+  strings: string[];
+}
+
+export type PartResult = GpuRangeResult | PhaseRangeResult;
 
 /** How gpu_util lines become a `GpuBlock` (the store's codec adds what a stream needs besides). */
 export function gpuRangeCodec(scanner: GpuLineScanner): RangeCodec<GpuBlock> {
@@ -123,11 +137,43 @@ export async function parseGpuRange(read: ReadAt, from: number, to: number): Pro
   const block = new GpuBlock();
   const r = await ingestChunks(read, gpuRangeCodec(new GpuLineScanner(dicts)), block, from, to, to);
   block.trim();
-  return { ...r, part: block.toPart(), laneKeys: dicts.laneNode.map((node, id): [string, number] => [node, dicts.laneGpu[id]!]) };
+  return { ...r, stream: "gpu_util", part: block.toPart(), laneKeys: dicts.laneNode.map((node, id): [string, number] => [node, dicts.laneGpu[id]!]) };
+}
+
+/** How phase lines become a `PhaseBlock`. */
+export function phaseRangeCodec(scanner: PhaseLineScanner): RangeCodec<PhaseBlock> {
+  return {
+    ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
+    expect: (block, done, total) => block.expect(done, total),
+  };
+}
+
+/** `[0, to)` of a phase file into a fresh block with dicts of its own, its OPEN markers matched inside it. */
+export async function parsePhaseRange(read: ReadAt, to: number): Promise<PhaseRangeResult> {
+  const dicts = new Dicts();
+  const block = new PhaseBlock(dicts.phaseStrings);
+  const r = await ingestChunks(read, phaseRangeCodec(new PhaseLineScanner(dicts)), block, 0, to, to);
+  block.trim();
+  return { ...r, stream: "phases", part: block.toPart(), strings: [...dicts.phaseStrings.values] };
 }
 
 /** What a parse worker runs for a job (it reads the descriptor synchronously: it has nothing else to do). */
-export function parseRangeJob(job: RangeJob): Promise<GpuRangeResult> {
-  if (job.stream !== "gpu_util") return Promise.reject(new Error(`no range parser for stream '${String(job.stream)}'`));
-  return parseGpuRange((buf, len, pos) => Promise.resolve(fs.readSync(job.fd, buf, 0, len, pos)), job.from, job.to);
+export function parseRangeJob(job: RangeJob): Promise<PartResult> {
+  const read: ReadAt = (buf, len, pos) => Promise.resolve(fs.readSync(job.fd, buf, 0, len, pos));
+  if (job.stream === "gpu_util") return parseGpuRange(read, job.from, job.to);
+  if (job.stream === "phases" && job.from === 0) return parsePhaseRange(read, job.to);
+  return Promise.reject(new Error(`no range parser for stream '${String(job.stream)}' from byte ${job.from}`));
+}
+
+/** The buffers behind a result's columns: transferred to the thread that asked, not copied. */
+export function partBuffers(r: PartResult): ArrayBuffer[] {
+  let cols: ArrayBufferView[];
+  if (r.stream === "gpu_util") {
+    const p = r.part;
+    cols = [p.gTs, p.gStart, p.lane, p.util, p.mem, p.power];
+  } else {
+    const p = r.part;
+    cols = [p.t0, p.t1, p.rank, p.name, p.node, p.role, p.gpuOff, p.gpus, p.open];
+  }
+  return [...new Set(cols.map((a) => a.buffer as ArrayBuffer))];
 }

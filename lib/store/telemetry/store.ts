@@ -42,7 +42,7 @@ import {
 import { BinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { EngineLineScanner, GpuLineScanner, ingestLines, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
 import { filesStamp, FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
-import { gpuRangeCodec } from "@/lib/store/telemetry/read-range";
+import { gpuRangeCodec, phaseRangeCodec } from "@/lib/store/telemetry/read-range";
 import type { BlockCodec, TailFile } from "@/lib/store/telemetry/tail-file";
 import {
   OPEN_T1,
@@ -162,8 +162,11 @@ export class MetricStore {
       "phases",
       {
         create: () => new PhaseBlock(dicts.phaseStrings),
-        ingest: (buf, s, e, off, block) => phaseScanner.ingest(buf, s, e, off, block),
-        expect: (b, done, total) => b.expect(done, total),
+        ...phaseRangeCodec(phaseScanner),
+        whole: {
+          stream: "phases",
+          adopt: (block, r) => block.adoptPart(r.part, Uint32Array.from(r.strings, (text) => dicts.phaseStrings.id(text))),
+        },
         seal: (b) => b.trim(),
         bytes: (b) => b.byteLength(),
       },

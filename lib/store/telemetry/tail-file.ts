@@ -17,7 +17,7 @@
  * file that resolves outside the run directory is never opened and reads as empty.
  */
 import fs from "node:fs";
-import { ingestSplit, type SplitCodec } from "@/lib/store/telemetry/parse-pool";
+import { ingestSplit, ingestWhole, type SplitCodec, type WholeCodec } from "@/lib/store/telemetry/parse-pool";
 import { fileReader, ingestChunks, type RangeCodec, type RangeResult } from "@/lib/store/telemetry/read-range";
 import { isOutside, type RunFs } from "@/lib/store/safe-fs";
 
@@ -67,6 +67,8 @@ export interface BlockCodec<B> extends RangeCodec<B> {
   create(): B;
   /** A large file read from byte 0 may be parsed in parts, in worker threads (parse-pool.ts). */
   split?: SplitCodec<B>;
+  /** A large file read from byte 0 may be parsed whole by a worker thread while this thread parses others (parse-pool.ts). */
+  whole?: WholeCodec<B>;
   /** The partition will not grow any more: drop spare capacity. */
   seal?(block: B): void;
   /** Called before new bytes are appended to a non-empty block (lazy blocks load fully). */
@@ -177,6 +179,11 @@ export class TailFile<B> {
       const split = from === 0 ? this.codec.split : undefined;
       if (split) {
         const r = await ingestSplit(fh, this.codec, split, block, to);
+        if (r) return r;
+      }
+      const whole = from === 0 ? this.codec.whole : undefined;
+      if (whole) {
+        const r = await ingestWhole(fh, this.codec, whole, block, to);
         if (r) return r;
       }
       return await ingestChunks(fileReader(fh), this.codec, block, from, to, from === 0 ? to : null);
