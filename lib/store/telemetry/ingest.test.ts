@@ -15,7 +15,7 @@ import {
   GpuStage,
   PhaseBlock,
 } from "@/lib/store/telemetry/blocks";
-import { EngineLineScanner, GpuLineScanner, ingestLines, numberEnd, PhaseLineScanner, readInt, readNumber } from "@/lib/store/telemetry/ingest";
+import { EngineLineScanner, FastInterner, GpuLineScanner, ingestLines, numberEnd, PhaseLineScanner, readInt, readNumber } from "@/lib/store/telemetry/ingest";
 
 const bytes = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
 
@@ -332,6 +332,76 @@ describe("phases line scanner", () => {
   it("agrees on a mixed run", () => {
     const lines = [...PHASE_CASES, ...PHASE_CASES.map((l) => l.replace("10.1.0.6", "10.1.0.7").replace("actor_train", "log_probs"))];
     expect(same(viaPhases(lines, true), viaPhases(lines, false))).toBe(true);
+  });
+});
+
+describe("phases line scanner, lines that repeat the line before's head", () => {
+  // The scanner answers a line that starts with the line before's `{"name":"…","t0":…,"t1":`
+  // from what it read then, and an OPEN marker's `-1.0,` without reading a number: only
+  // byte-identical text may do that.
+  const line = (name: string, t0: string, t1: string, node = "10.1.0.6", rank = 43) =>
+    `{"name":"${name}","t0":${t0},"t1":${t1},"node":"${node}","gpus":[${rank & 7}],"rank":${rank},"role":"train"}`;
+  const long = "a-phase-name-longer-than-the-head-kept-by-the-scanner-0123456789-0123456789";
+  const SEQUENCES: string[][] = [
+    // the same head; then t0 one digit longer, shorter, numerically equal but longer text
+    [line("actor_train", "1763971175.206", "-1.0"), line("actor_train", "1763971175.206", "-1.0", "10.1.0.7", 44), line("actor_train", "1763971175.2061", "-1.0"), line("actor_train", "1763971175.20", "-1.0"), line("actor_train", "1763971175.2060", "-1.0")],
+    // OPEN marker look-alikes after an equal head
+    [line("a", "5.5", "-1.0"), line("a", "5.5", "-1.00"), line("a", "5.5", "-1.0e0"), line("a", "5.5", "-10"), line("a", "5.5", "-1.05"), line("a", "5.5", "-1"), line("a", "5.5", "-1.0 "), line("a", "5.5", "-1.")],
+    // names that extend or shorten the one before; a head longer than the scanner keeps
+    [line("train", "7", "8"), line("train_wait", "7", "8"), line("train", "7", "8"), line(long, "7", "8"), line(long, "7", "9", "10.1.0.9", 9), line(long, "7", "8")],
+    // heads that only differ in a key, and a corrupt line between equal heads
+    [line("a", "5.5", "6"), '{"name":"a","t0":5.5,"T1":6,"node":"10.1.0.6","gpus":[3],"rank":43,"role":"train"}', line("a", "5.5", "7"), '{"name":"a","t0":5.5,"t1":', line("a", "5.5", "8")],
+    // short t0 texts, and a head followed by another key order
+    [line("a", "1", "2"), line("a", "1", "2", "n", 1), '{"name":"a","t0":1,"t1":2,"gpus":[1],"node":"n","rank":1,"role":"train"}', line("a", "12", "-1.0")],
+  ];
+  it.each(SEQUENCES.map((s, i) => [i, s]))("agrees with the generic path on sequence %i", (_i, lines) => {
+    const fast = viaPhases(lines, true);
+    const slow = viaPhases(lines, false);
+    expect(same(fast, slow), JSON.stringify({ fast, slow })).toBe(true);
+  });
+
+  it("interns 700 node names in no order, as the generic path does", () => {
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const lines: string[] = [];
+    for (let i = 0; i < 5000; i++) {
+      const n = Math.floor(rnd() * 700);
+      lines.push(line(i % 7 === 0 ? "log_probs" : "actor_train", String(1763971175 + (i >> 9)), i % 2 ? "-1.0" : String(1763971300 + i), `10.${n >> 8}.${n & 255}.${n % 3 ? "1" : "100"}`, n));
+    }
+    const fast = viaPhases(lines, true);
+    expect(fast.rows.length).toBe(5000);
+    expect(new Set(fast.rows.map((r) => r.node)).size).toBeGreaterThan(690);
+    expect(same(fast, viaPhases(lines, false))).toBe(true);
+  });
+
+  it("hands each distinct byte string to its dictionary once, however many there are and in whatever order", () => {
+    const seen: string[] = [];
+    const interner = new FastInterner((text) => seen.push(text) - 1);
+    const names = Array.from({ length: 700 }, (_, n) => `10.${n >> 8}.${n & 255}.${n % 3 ? "1" : "100"}`).concat(["", "x", "a-name-of-more-than-sixteen-bytes"]);
+    let seed = 5;
+    const order = [...names, ...names, ...names].map((t) => [t, (seed = (seed * 1103515245 + 12345) & 0x7fffffff)] as const).sort((a, b) => a[1] - b[1]);
+    for (const [text] of order) {
+      const b = Buffer.from(`"${text}"`, "latin1");
+      expect(seen[interner.id(b, 1, b.length - 1)]).toBe(text);
+    }
+    expect(seen.length).toBe(names.length);
+  });
+
+  it("keeps no byte of a read buffer: a reused buffer holding other lines is read afresh", () => {
+    const first = [line("actor_train", "1763971175.206", "-1.0"), line("actor_train", "1763971175.206", "-1.0", "10.1.0.7", 44)];
+    // same length, other bytes where the kept head was
+    const second = [line("actor_train", "1763971175.207", "-1.0"), line("actor_trAin", "1763971175.206", "-1.0", "10.1.0.7", 44)];
+    const d = new Dicts();
+    const scanner = new PhaseLineScanner(d);
+    const block = new PhaseBlock(d.phaseStrings);
+    const a = bytes(first);
+    const b = bytes(second);
+    expect(b.length).toBe(a.length);
+    const buf = Buffer.from(a);
+    scanner.ingest(buf, 0, buf.length, 0, block);
+    b.copy(buf);
+    scanner.ingest(buf, 0, buf.length, buf.length, block);
+    expect(same({ rows: block.rows }, { rows: viaPhases([...first, ...second], false).rows })).toBe(true);
   });
 });
 

@@ -12,7 +12,7 @@
  * characters — falls back to the generic path, which decides (and counts corrupt lines).
  * lib/store/telemetry/ingest.test.ts checks both paths agree on such lines.
  */
-import { parseLenientJson } from "@/lib/store/format";
+import { OPEN_T1, parseLenientJson } from "@/lib/store/format";
 import {
   addEngineRecord,
   addGpuRecord,
@@ -402,6 +402,18 @@ const P_POW = enc(',"power_w":');
 /** Longest line head a GPU scanner keeps: 37 bytes of keys and ts, a node name of up to 59 (longer heads are read every time). */
 const HEAD_MAX = 96;
 
+/**
+ * `[p, p + n)` of `v` copied to `[0, n)` of `head` (4 ≤ n); returns n, or 0 when it is
+ * longer than HEAD_MAX (no head kept). Word by word: a `subarray` + `set` cost more than
+ * the whole head comparison it saves.
+ */
+function copyHead(v: DataView, p: number, n: number, head: DataView): number {
+  if (n > HEAD_MAX) return 0;
+  for (let i = 0; i + 4 < n; i += 4) head.setUint32(i, v.getUint32(p + i, true), true);
+  head.setUint32(n - 4, v.getUint32(p + n - 4, true), true);
+  return n;
+}
+
 /** `[p, p + n)` of `v` equals `[0, n)` of `head` (4 ≤ n): n/4 word compares, the last one overlapping. */
 function sameHead(v: DataView, p: number, head: DataView, n: number): boolean {
   let i = 0;
@@ -442,15 +454,7 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
   }
 
   private keepHead(v: DataView, pos: number, len: number, ts: number, node: number): void {
-    if (len > HEAD_MAX) {
-      this.headLen = 0;
-      return;
-    }
-    // Word by word: a `subarray` + `set` cost more than the whole head comparison it saves.
-    const h = this.headView;
-    for (let i = 0; i + 4 < len; i += 4) h.setUint32(i, v.getUint32(pos + i, true), true);
-    h.setUint32(len - 4, v.getUint32(pos + len - 4, true), true);
-    this.headLen = len;
+    this.headLen = copyHead(v, pos, len, this.headView);
     this.headTs = ts;
     this.headNode = node;
   }
@@ -622,9 +626,21 @@ const F_GPUS = enc('","gpus":[');
 const F_RANK = enc(',"rank":');
 const F_ROLE = enc(',"role":"');
 
+/** `-1.0`, an OPEN marker's t1 as writers put it, as one word. */
+const OPEN_T1_WORD = new DataView(Uint8Array.from(Buffer.from("-1.0", "latin1")).buffer).getUint32(0, true);
+
 export class PhaseLineScanner extends LineScanner<PhaseBlock> {
   private readonly strings: FastInterner[];
   private gpus = new Float64Array(64);
+  /**
+   * The last line's head — `{"name":"…","t0":…,"t1":` — copied, with its name id and t0:
+   * every rank of a step opens (and then closes) its phase at one t0, so most lines repeat
+   * the head of the line before and skip to t1.
+   */
+  private headLen = 0;
+  private readonly headView = new DataView(new ArrayBuffer(HEAD_MAX));
+  private headName = 0;
+  private headT0 = 0;
 
   constructor(dicts: Dicts) {
     super();
@@ -641,18 +657,45 @@ export class PhaseLineScanner extends LineScanner<PhaseBlock> {
   }
 
   fast(buf: Uint8Array, pos: number, end: number, block: PhaseBlock): number {
-    if (!lit(buf, pos, F_NAME)) return -1;
-    const as = pos + F_NAME.length;
-    const ae = skipString(buf, as, end);
-    if (ae < 0 || !lit(buf, ae, F_T0)) return -1;
-    const t0 = readNumber(buf, ae + F_T0.length, end);
-    if (cursor < 0 || !lit(buf, cursor, F_T1)) return -1;
-    const t1 = readNumber(buf, cursor + F_T1.length, end);
-    if (cursor < 0 || !lit(buf, cursor, F_NODE)) return -1;
-    const ns = cursor + F_NODE.length;
+    const v = viewOf(buf);
+    const [names, nodes, roles] = this.strings as [FastInterner, FastInterner, FastInterner];
+    let name: number;
+    let t0: number;
+    let at: number;
+    const L = this.headLen;
+    if (L > 0 && pos + L < end && sameHead(v, pos, this.headView, L)) {
+      name = this.headName;
+      t0 = this.headT0;
+      at = pos + L;
+    } else {
+      if (!lit(buf, pos, F_NAME)) return -1;
+      const as = pos + F_NAME.length;
+      const ae = skipString(buf, as, end);
+      if (ae < 0 || !lit(buf, ae, F_T0)) return -1;
+      t0 = readNumber(buf, ae + F_T0.length, end);
+      if (cursor < 0 || !lit(buf, cursor, F_T1)) return -1;
+      name = names.id(buf, as, ae);
+      at = cursor + F_T1.length;
+      this.headLen = copyHead(v, pos, at - pos, this.headView);
+      this.headName = name;
+      this.headT0 = t0;
+    }
+    let t1: number;
+    let c: number;
+    // (`-1.05` reads as -1.0 here, and then fails the `,"node":"` check below: generic path)
+    if (at + 4 <= end && v.getUint32(at, true) === OPEN_T1_WORD) {
+      t1 = OPEN_T1;
+      c = at + 4;
+    } else {
+      t1 = readNumber(buf, at, end);
+      c = cursor;
+    }
+    // The keys compared here, word by word, as `lit` does (called, it was not inlined).
+    if (c < 0 || c + 9 > end || v.getUint32(c, true) !== F_NODE.w0 || v.getUint32(c + 4, true) !== F_NODE.w1 || v.getUint32(c + 5, true) !== F_NODE.w3) return -1;
+    const ns = c + 9;
     const ne = skipString(buf, ns, end);
-    if (ne < 0 || !lit(buf, ne, F_GPUS)) return -1;
-    let at = ne + F_GPUS.length;
+    if (ne < 0 || ne + 10 > end || v.getUint32(ne, true) !== F_GPUS.w0 || v.getUint32(ne + 4, true) !== F_GPUS.w1 || v.getUint32(ne + 6, true) !== F_GPUS.w3) return -1;
+    at = ne + 10;
     let ng = 0;
     if (buf[at] === 93) at++;
     else
@@ -665,20 +708,20 @@ export class PhaseLineScanner extends LineScanner<PhaseBlock> {
           this.gpus = grown;
         }
         this.gpus[ng++] = g;
-        const c = buf[cursor];
+        const d = buf[cursor];
         at = cursor + 1;
-        if (c === 93) break;
-        if (c !== 44) return -1;
+        if (d === 93) break;
+        if (d !== 44) return -1;
       }
-    if (!lit(buf, at, F_RANK)) return -1;
-    const rank = readInt(buf, at + F_RANK.length, end);
-    if (cursor < 0 || !Number.isInteger(rank) || !lit(buf, cursor, F_ROLE)) return -1;
-    const rs = cursor + F_ROLE.length;
+    if (at + 8 > end || v.getUint32(at, true) !== F_RANK.w0 || v.getUint32(at + 4, true) !== F_RANK.w1) return -1;
+    const rank = readInt(buf, at + 8, end);
+    c = cursor;
+    if (c < 0 || !Number.isInteger(rank) || c + 9 > end || v.getUint32(c, true) !== F_ROLE.w0 || v.getUint32(c + 4, true) !== F_ROLE.w1 || v.getUint32(c + 5, true) !== F_ROLE.w3) return -1;
+    const rs = c + 9;
     const re = skipString(buf, rs, end);
     const nl = re < 0 ? -1 : lineEnd(buf, re + 1, end);
     if (nl < 0) return -1;
-    const [names, nodes, roles] = this.strings as [FastInterner, FastInterner, FastInterner];
-    block.push(names.id(buf, as, ae), t0, t1, nodes.id(buf, ns, ne), this.gpus, 0, ng, rank, roles.id(buf, rs, re));
+    block.push(name, t0, t1, nodes.id(buf, ns, ne), this.gpus, 0, ng, rank, roles.id(buf, rs, re));
     return nl;
   }
 }
