@@ -372,6 +372,13 @@ export interface Fleet {
 
 export async function fleet(store: MetricStore, t0q: number | null, t1q: number | null, X: number): Promise<Fleet> {
   checkXBuckets(X);
+  // The band's GPU hours are read while the phase rows are painted (the window as `heatmap`
+  // resolves it): on a first read, each of the two leaves cores idle that the other can use
+  // (#20). `utilMaxima` below reads the same files again: it waits for this read and parses nothing.
+  const range = await store.timeRange();
+  const w0 = t0q ?? range?.[0] ?? 0;
+  const w1 = t1q ?? range?.[1] ?? 0;
+  if (range && w1 > w0) void store.gpuUtil.window(w0, w1).catch(() => undefined); // a failure is met again there
   const phase = await heatmap(store, "phase", t0q, t1q, X, null);
   const palette = phase.palette ?? [];
   const R = phase.rows.length;
