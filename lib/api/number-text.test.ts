@@ -34,6 +34,22 @@ describe("numbersText", () => {
     expect(numbersText(xs)).toBe(native(xs));
   });
 
+  it("writes series of timestamps as JSON does where their leading digits change, mixed with other numbers", () => {
+    const r = rng(13);
+    const xs: number[] = [];
+    // leading digits 17639|99999 → 17640|00000, 5 → 6 integer digits, 9 → 10, and negatives
+    for (const start of [1763999999.5, 99999.5, 999999999.5, -1763999999.5, 2147483646.5]) {
+      let t = start;
+      for (let i = 0; i < 3000; i++) {
+        t = Math.round((t + r() * 0.004) * 1000) / 1000;
+        xs.push(t);
+        if (i % 97 === 0) xs.push(i, r() * 3, 12.5); // another kind between two timestamps
+      }
+    }
+    expect(numbersText(xs)).toBe(native(xs));
+    expect(numbersText(Float64Array.from(xs))).toBe(native(xs));
+  });
+
   it("writes typed arrays of every number kind, and slices of them", () => {
     const r = rng(11);
     const kinds = [Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array];
