@@ -599,22 +599,19 @@ export interface GpuPart {
   power: Int16Array;
 }
 
-/** A whole phase file's rows as plain columns, its markers matched inside it: what a parse worker hands back (`PhaseBlock.toPart`). */
-export interface PhasePart {
-  t0: Float64Array;
-  t1: Float64Array;
-  rank: Float64Array;
-  name: Uint32Array;
-  node: Uint32Array;
-  role: Uint32Array;
-  gpuOff: Uint32Array;
-  gpus: Float64Array;
+/** A `PhaseBlock`'s columns, exactly `n` rows long. */
+export type PhaseColumns = Pick<PhaseBlock, "t0" | "t1" | "rank" | "name" | "node" | "role" | "gpuOff" | "gpus">;
+
+/** What a `PhaseBlock` knows of its columns: stamp bounds, OPEN markers, and those of them no row of the block closes. */
+export interface PhaseMeta {
   minT: number;
   maxT: number;
   open: Uint32Array;
-  /** `localUnmatched()` of the part. */
   unmatched: number[];
 }
+
+/** A whole phase file's rows, its markers matched inside it: what a parse worker hands back (`PhaseBlock.toPart`). */
+export type PhasePart = PhaseColumns & PhaseMeta;
 
 /** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */
 export class GpuStage {
@@ -1078,21 +1075,26 @@ export class PhaseBlock {
   adoptPart(p: PhasePart, idOf: Uint32Array): void {
     if (this.n !== 0) throw new Error("PhaseBlock.adoptPart() on a block that has rows");
     for (const col of [p.name, p.node, p.role]) for (let i = 0; i < col.length; i++) col[i] = idOf[col[i]!]!;
-    this.t0 = p.t0;
-    this.t1 = p.t1;
-    this.rank = p.rank;
-    this.name = p.name;
-    this.node = p.node;
-    this.role = p.role;
-    this.gpuOff = p.gpuOff;
-    this.gpus = p.gpus;
-    this.n = p.t0.length;
-    this.minT = p.minT;
-    this.maxT = p.maxT;
-    this.openIdx = p.open;
-    this.openN = p.open.length;
+    this.install(p, p);
+  }
+
+  /** Take whole columns (ids already this block's) and what is known of them. */
+  private install(cols: PhaseColumns, meta: PhaseMeta): void {
+    this.t0 = cols.t0;
+    this.t1 = cols.t1;
+    this.rank = cols.rank;
+    this.name = cols.name;
+    this.node = cols.node;
+    this.role = cols.role;
+    this.gpuOff = cols.gpuOff;
+    this.gpus = cols.gpus;
+    this.n = cols.t0.length;
+    this.minT = meta.minT;
+    this.maxT = meta.maxT;
+    this.openIdx = meta.open;
+    this.openN = meta.open.length;
     this.rowsCache = null;
-    this.unmatchedCache = p.unmatched;
+    this.unmatchedCache = meta.unmatched;
   }
 
   /** Drop spare capacity (closed partition). */
@@ -1106,26 +1108,9 @@ export class PhaseBlock {
   }
 
   /** Columns restored from the binary cache (ids already mapped to `strings`). */
-  static restore(
-    strings: Interner,
-    cols: { t0: Float64Array; t1: Float64Array; rank: Float64Array; name: Uint32Array; node: Uint32Array; role: Uint32Array; gpuOff: Uint32Array; gpus: Float64Array },
-    meta: { minT: number; maxT: number; open: Uint32Array; unmatched: number[] },
-  ): PhaseBlock {
+  static restore(strings: Interner, cols: PhaseColumns, meta: PhaseMeta): PhaseBlock {
     const b = new PhaseBlock(strings, 0);
-    b.t0 = cols.t0;
-    b.t1 = cols.t1;
-    b.rank = cols.rank;
-    b.name = cols.name;
-    b.node = cols.node;
-    b.role = cols.role;
-    b.gpuOff = cols.gpuOff;
-    b.gpus = cols.gpus;
-    b.n = cols.t0.length;
-    b.minT = meta.minT;
-    b.maxT = meta.maxT;
-    b.openIdx = meta.open;
-    b.openN = meta.open.length;
-    b.unmatchedCache = meta.unmatched;
+    b.install(cols, meta);
     return b;
   }
 }

@@ -19,6 +19,20 @@ import { EngineLineScanner, FastInterner, GpuLineScanner, ingestLines, numberEnd
 
 const bytes = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
 
+/**
+ * `first` ingested, then `second` (as long, other bytes) copied over the same buffer and
+ * ingested: a scanner that kept a view of the buffer would read `second` as `first`.
+ */
+function ingestReused<B>(scanner: { ingest(buf: Buffer, s: number, e: number, off: number, block: B): unknown }, block: B, first: string[], second: string[]): void {
+  const a = bytes(first);
+  const b = bytes(second);
+  expect(b.length).toBe(a.length);
+  const buf = Buffer.from(a);
+  scanner.ingest(buf, 0, buf.length, 0, block);
+  b.copy(buf);
+  scanner.ingest(buf, 0, buf.length, buf.length, block);
+}
+
 function gpuRows(d: Dicts, b: GpuBlock) {
   const out: unknown[] = [];
   for (let g = 0; g < b.groups; g++)
@@ -192,15 +206,8 @@ describe("gpu_util line scanner, lines that repeat the line before's head or ts"
     // same length, other bytes: the head the scanner kept must not match this by position
     const second = [line("1763971201.005", "10.1.0.1", 2), line("1763971200.005", "10.1.0.3", 3)];
     const d = new Dicts();
-    const scanner = new GpuLineScanner(d);
     const block = new GpuBlock();
-    const a = bytes(first);
-    const b = bytes(second);
-    expect(b.length).toBe(a.length);
-    const buf = Buffer.from(a);
-    scanner.ingest(buf, 0, buf.length, 0, block);
-    b.copy(buf);
-    scanner.ingest(buf, 0, buf.length, buf.length, block);
+    ingestReused(new GpuLineScanner(d), block, first, second);
     expect(same(gpuRows(d, block), viaGpu([...first, ...second], false).rows)).toBe(true);
   });
 });
@@ -392,15 +399,8 @@ describe("phases line scanner, lines that repeat the line before's head", () => 
     // same length, other bytes where the kept head was
     const second = [line("actor_train", "1763971175.207", "-1.0"), line("actor_trAin", "1763971175.206", "-1.0", "10.1.0.7", 44)];
     const d = new Dicts();
-    const scanner = new PhaseLineScanner(d);
     const block = new PhaseBlock(d.phaseStrings);
-    const a = bytes(first);
-    const b = bytes(second);
-    expect(b.length).toBe(a.length);
-    const buf = Buffer.from(a);
-    scanner.ingest(buf, 0, buf.length, 0, block);
-    b.copy(buf);
-    scanner.ingest(buf, 0, buf.length, buf.length, block);
+    ingestReused(new PhaseLineScanner(d), block, first, second);
     expect(same({ rows: block.rows }, { rows: viaPhases([...first, ...second], false).rows })).toBe(true);
   });
 });
