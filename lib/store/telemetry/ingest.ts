@@ -629,6 +629,10 @@ const F_ROLE = enc(',"role":"');
 /** `-1.0`, an OPEN marker's t1 as writers put it, as one word. */
 const OPEN_T1_WORD = new DataView(Uint8Array.from(Buffer.from("-1.0", "latin1")).buffer).getUint32(0, true);
 
+/** Slots of the phase scanner's node cache (a 1024-GPU run has 128 nodes). */
+const NODE_BITS = 10;
+const NODE_SLOTS = 1 << NODE_BITS;
+
 export class PhaseLineScanner extends LineScanner<PhaseBlock> {
   private readonly strings: FastInterner[];
   private gpus = new Float64Array(64);
@@ -641,6 +645,14 @@ export class PhaseLineScanner extends LineScanner<PhaseBlock> {
   private readonly headView = new DataView(new ArrayBuffer(HEAD_MAX));
   private headName = 0;
   private headT0 = 0;
+  /**
+   * Node names seen, by a hash of their first and last word: a direct-mapped cache in
+   * front of the interner. A step's ranks finish in no fixed order, so the interner's
+   * guess (the name before, or what followed it) misses on nearly every line.
+   */
+  private readonly nodeLen = new Int32Array(NODE_SLOTS).fill(-1);
+  private readonly nodeW = new Int32Array(NODE_SLOTS * 4);
+  private readonly nodeId = new Int32Array(NODE_SLOTS);
 
   constructor(dicts: Dicts) {
     super();
@@ -721,7 +733,28 @@ export class PhaseLineScanner extends LineScanner<PhaseBlock> {
     const re = skipString(buf, rs, end);
     const nl = re < 0 ? -1 : lineEnd(buf, re + 1, end);
     if (nl < 0) return -1;
-    block.push(name, t0, t1, nodes.id(buf, ns, ne), this.gpus, 0, ng, rank, roles.id(buf, rs, re));
+    let node: number;
+    const n = ne - ns;
+    if (n >= 4 && n <= 16) {
+      const w0 = v.getUint32(ns, true) | 0;
+      const w1 = v.getUint32(ns + (n < 8 ? n - 4 : 4), true) | 0;
+      const w2 = v.getUint32(ns + (n < 12 ? n - 4 : 8), true) | 0;
+      const w3 = v.getUint32(ne - 4, true) | 0;
+      const slot = Math.imul(w0 ^ Math.imul(w3 ^ n, 0x9e3779b1), 0x85ebca6b) >>> (32 - NODE_BITS);
+      const W = this.nodeW;
+      const k = slot << 2;
+      if (this.nodeLen[slot] === n && W[k] === w0 && W[k + 1] === w1 && W[k + 2] === w2 && W[k + 3] === w3) node = this.nodeId[slot]!;
+      else {
+        node = nodes.id(buf, ns, ne);
+        this.nodeLen[slot] = n;
+        W[k] = w0;
+        W[k + 1] = w1;
+        W[k + 2] = w2;
+        W[k + 3] = w3;
+        this.nodeId[slot] = node;
+      }
+    } else node = nodes.id(buf, ns, ne);
+    block.push(name, t0, t1, node, this.gpus, 0, ng, rank, roles.id(buf, rs, re));
     return nl;
   }
 }
