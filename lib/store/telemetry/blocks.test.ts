@@ -2,7 +2,8 @@
  * PhaseBlock.localUnmatched: an OPEN marker is matched by a closed row of the same
  * (node, rank, name, t0) in its block. Checked against the definition, pair by pair, on
  * blocks shaped like a fleet step (thousands of markers sharing one t0) and like small
- * irregular ones, including values that a hash could confuse.
+ * irregular ones, including values that a hash could confuse; and blocks in runs of one
+ * (name, t0), which rank tables answer, against the same definition.
  */
 import { describe, expect, it } from "vitest";
 import { OPEN_T1 } from "@/lib/store/format/records";
@@ -74,6 +75,83 @@ describe("PhaseBlock.localUnmatched", () => {
       }
       expect(block(evs).localUnmatched(), `round ${round}`).toEqual(bruteUnmatched(evs));
     }
+  });
+});
+
+describe("PhaseBlock.localUnmatched on blocks in runs of one (name, t0)", () => {
+  // What a fleet writes: a step's markers in a run, its closings in another. Such blocks are
+  // answered by rank tables per run (`unmatchedByRuns`), and must agree with the definition.
+  const byRuns = (b: PhaseBlock) => (b as unknown as { unmatchedByRuns(): number[] | null }).unmatchedByRuns();
+
+  it("agrees with the definition, and takes the rank tables, on random fleet-shaped blocks", () => {
+    const rnd = lcg(20261207);
+    let tables = 0;
+    for (let round = 0; round < 60; round++) {
+      const evs: Ev[] = [];
+      const keys = 3 + Math.floor(rnd() * 6);
+      const pending: Ev[][] = [];
+      for (let k = 0; k < keys; k++) {
+        const t0 = [1000 + k * 60, NaN, -0, 0, 1000 + k * 60 + 0.5][Math.floor(rnd() * (round % 3 === 0 ? 5 : 1))]!;
+        const name = rnd() < 0.5 ? "actor_train" : "train_wait";
+        const ranks = [...Array(24 + Math.floor(rnd() * 40)).keys()].filter(() => rnd() < 0.9);
+        const markers = ranks.map((r) => ({ name, t0, t1: OPEN_T1, node: `n${r >> 3}`, rank: r }));
+        const closings = ranks
+          .filter(() => rnd() < 0.85)
+          .map((r) => {
+            const odd = rnd();
+            // another node, a rank no marker has, a fractional or NaN rank: no twin
+            const node = odd < 0.03 ? `n${(r >> 3) + 1}` : `n${r >> 3}`;
+            const rank = odd > 0.98 ? r + 0.5 : odd > 0.96 ? NaN : odd > 0.94 ? 500 + r : r;
+            return { name, t0, t1: 2000 + rnd(), node, rank };
+          });
+        // closings before their markers, in two runs, or after
+        if (rnd() < 0.2) evs.push(...closings, ...markers);
+        else if (rnd() < 0.3) evs.push(...markers.slice(0, 10), ...closings.slice(0, 5), ...markers.slice(10), ...closings.slice(5));
+        else {
+          evs.push(...markers);
+          pending.push(closings);
+        }
+      }
+      for (const c of pending) evs.push(...c);
+      const b = block(evs);
+      const fast = byRuns(b);
+      if (fast) tables++;
+      const want = bruteUnmatched(evs);
+      if (fast) expect(fast, `round ${round}`).toEqual(want);
+      expect(b.localUnmatched(), `round ${round}`).toEqual(want);
+    }
+    expect(tables).toBeGreaterThan(40);
+  });
+
+  it("leaves blocks it cannot answer exactly to the general table", () => {
+    const step = (rank: (r: number) => number, node = (r: number) => `n${r}`): Ev[] => {
+      const evs: Ev[] = [];
+      for (let r = 0; r < 32; r++) evs.push({ name: "a", t0: 5, t1: OPEN_T1, node: node(r), rank: rank(r) });
+      for (let r = 0; r < 32; r += 2) evs.push({ name: "a", t0: 5, t1: 9, node: node(r), rank: rank(r) });
+      return evs;
+    };
+    for (const evs of [
+      step((r) => r), // answered by rank tables
+      step((r) => r >> 1, (r) => `n${r & 1}`), // two markers of one key share each rank
+      step((r) => r - 1), // −1 (the rollout manager's) and up: rank tables
+      step((r) => r - 3), // below −1
+      step((r) => r + 0.5), // fractional ranks
+      step((r) => 2 ** 31 + r), // past the table
+      step((r) => r * 1000), // sparse ranks: one large table
+    ]) {
+      const b = block(evs);
+      expect(b.localUnmatched()).toEqual(bruteUnmatched(evs));
+    }
+    expect(byRuns(block(step((r) => r)))).toEqual(bruteUnmatched(step((r) => r)));
+    expect(byRuns(block(step((r) => r >> 1, (r) => `n${r & 1}`)))).toBeNull();
+    expect(byRuns(block(step((r) => r - 1)))).toEqual(bruteUnmatched(step((r) => r - 1)));
+    expect(byRuns(block(step((r) => r - 3)))).toBeNull();
+    expect(byRuns(block(step((r) => r + 0.5)))).toBeNull();
+    expect(byRuns(block(step((r) => 2 ** 31 + r)))).toBeNull();
+    // markers in runs of one: the general table
+    const scattered: Ev[] = [...Array(64).keys()].map((k) => ({ name: "a", t0: k, t1: OPEN_T1, node: "n", rank: 0 }));
+    expect(byRuns(block(scattered))).toBeNull();
+    expect(block(scattered).localUnmatched()).toEqual(bruteUnmatched(scattered));
   });
 });
 
