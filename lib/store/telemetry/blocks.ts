@@ -1137,7 +1137,7 @@ export class PhaseBlock {
       if (k === 0 || name[i] !== name[open[k - 1]!] || !Object.is(t0[i]! + 0, t0[open[k - 1]!]! + 0)) {
         if (++runs * RUN_MIN > open.length) return null;
         let byName = keys.get(t0[i]!);
-        if (!byName) keys.set(t0[i]!, (byName = new Map()));
+        if (!byName) keys.set(t0[i]!, (byName = new Map<number, Int32Array>()));
         table = byName.get(name[i]!);
         if (!table) {
           if ((slots += RANK_TABLE) > slotsMax) return null;
