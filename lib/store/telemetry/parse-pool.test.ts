@@ -15,7 +15,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Dicts, GpuBlock, PhaseBlock } from "@/lib/store/telemetry/blocks";
 import { GpuLineScanner, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
 import { ingestSplit, ingestWhole, parsePoolState, resetParsePool, setParseWorkers } from "@/lib/store/telemetry/parse-pool";
-import { fileReader, gpuRangeCodec, ingestChunks, phaseRangeCodec } from "@/lib/store/telemetry/read-range";
+import { fileReader, ingestChunks, scannerCodec } from "@/lib/store/telemetry/read-range";
 import { openMetricStore } from "@/lib/store/telemetry/store";
 import { makeTmpDir, pyJsonLine } from "@/lib/store/telemetry/testing";
 
@@ -112,7 +112,7 @@ describe("a large gpu_util file parsed in parts", () => {
     const one = await readAll(runDir);
     setParseWorkers(2, 64 << 10);
     // A job no worker knows how to parse: each worker answers with an error.
-    const codec = gpuRangeCodec(new GpuLineScanner(new Dicts()));
+    const codec = scannerCodec(new GpuLineScanner(new Dicts()));
     const fh = await fs.promises.open(path.join(runDir, "dashboard", "gpu_util", "20251124_08.jsonl"), "r");
     const block = new GpuBlock();
     let adopted = 0;
@@ -137,7 +137,7 @@ describe("a large gpu_util file parsed in parts", () => {
     const whole = await readAll(runDir);
     expect(parsePoolState().partsDone).toBe(0);
     const fh = await fs.promises.open(path.join(runDir, "dashboard", "gpu_util", "20251124_08.jsonl"), "r");
-    const r = await ingestChunks(fileReader(fh), gpuRangeCodec(new GpuLineScanner(new Dicts())), new GpuBlock(), 0, text.length, null);
+    const r = await ingestChunks(fileReader(fh), scannerCodec(new GpuLineScanner(new Dicts())), new GpuBlock(), 0, text.length, null);
     await fh.close();
     expect(r.pos).toBe(whole.offset);
     expect(r.corrupt).toBe(whole.corrupt);
@@ -238,7 +238,7 @@ describe("phase hours parsed whole by workers while this thread parses others", 
     const block = new PhaseBlock(dicts.phaseStrings);
     let adopted = 0;
     // A job no worker knows how to parse: the worker answers with an error.
-    const r = await ingestWhole(fh, phaseRangeCodec(new PhaseLineScanner(dicts)), { stream: "nonsense" as "phases", adopt: () => void adopted++ }, block, texts[0]!.length);
+    const r = await ingestWhole(fh, scannerCodec(new PhaseLineScanner(dicts)), { stream: "nonsense" as "phases", adopt: () => void adopted++ }, block, texts[0]!.length);
     await fh.close();
     expect(r).not.toBeNull();
     expect(adopted).toBe(0);

@@ -123,8 +123,13 @@ export interface PhaseRangeResult extends RangeResult {
 
 export type PartResult = GpuRangeResult | PhaseRangeResult;
 
-/** How gpu_util lines become a `GpuBlock` (the store's codec adds what a stream needs besides). */
-export function gpuRangeCodec(scanner: GpuLineScanner): RangeCodec<GpuBlock> {
+/**
+ * How a line scanner's lines become its block, a block that sizes itself for the bytes to
+ * come (gpu_util, phases; the store's codec adds what a stream needs besides).
+ */
+export function scannerCodec<B extends { expect(done: number, total: number): void }>(scanner: {
+  ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: B): IngestResult;
+}): RangeCodec<B> {
   return {
     ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
     expect: (block, done, total) => block.expect(done, total),
@@ -135,24 +140,16 @@ export function gpuRangeCodec(scanner: GpuLineScanner): RangeCodec<GpuBlock> {
 export async function parseGpuRange(read: ReadAt, from: number, to: number): Promise<GpuRangeResult> {
   const dicts = new Dicts();
   const block = new GpuBlock();
-  const r = await ingestChunks(read, gpuRangeCodec(new GpuLineScanner(dicts)), block, from, to, to);
+  const r = await ingestChunks(read, scannerCodec(new GpuLineScanner(dicts)), block, from, to, to);
   block.trim();
   return { ...r, stream: "gpu_util", part: block.toPart(), laneKeys: dicts.laneNode.map((node, id): [string, number] => [node, dicts.laneGpu[id]!]) };
-}
-
-/** How phase lines become a `PhaseBlock`. */
-export function phaseRangeCodec(scanner: PhaseLineScanner): RangeCodec<PhaseBlock> {
-  return {
-    ingest: (buf, s, e, off, block) => scanner.ingest(buf, s, e, off, block),
-    expect: (block, done, total) => block.expect(done, total),
-  };
 }
 
 /** `[0, to)` of a phase file into a fresh block with dicts of its own, its OPEN markers matched inside it. */
 export async function parsePhaseRange(read: ReadAt, to: number): Promise<PhaseRangeResult> {
   const dicts = new Dicts();
   const block = new PhaseBlock(dicts.phaseStrings);
-  const r = await ingestChunks(read, phaseRangeCodec(new PhaseLineScanner(dicts)), block, 0, to, to);
+  const r = await ingestChunks(read, scannerCodec(new PhaseLineScanner(dicts)), block, 0, to, to);
   block.trim();
   return { ...r, stream: "phases", part: block.toPart(), strings: [...dicts.phaseStrings.values] };
 }

@@ -42,7 +42,7 @@ import {
 import { BinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { EngineLineScanner, GpuLineScanner, ingestLines, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
 import { filesStamp, FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
-import { gpuRangeCodec, phaseRangeCodec } from "@/lib/store/telemetry/read-range";
+import { scannerCodec } from "@/lib/store/telemetry/read-range";
 import type { BlockCodec, TailFile } from "@/lib/store/telemetry/tail-file";
 import {
   OPEN_T1,
@@ -162,7 +162,7 @@ export class MetricStore {
       "phases",
       {
         create: () => new PhaseBlock(dicts.phaseStrings),
-        ...phaseRangeCodec(phaseScanner),
+        ...scannerCodec(phaseScanner),
         whole: {
           stream: "phases",
           adopt: (block, r) => block.adoptPart(r.part, Uint32Array.from(r.strings, (text) => dicts.phaseStrings.id(text))),
@@ -177,7 +177,7 @@ export class MetricStore {
       "gpu_util",
       {
         create: () => new GpuBlock(),
-        ...gpuRangeCodec(scanner),
+        ...scannerCodec(scanner),
         split: {
           stream: "gpu_util",
           adopt: (block, r) => block.appendPart(r.part, Uint16Array.from(r.laneKeys, ([node, gpu]) => dicts.laneId(node, gpu))),
