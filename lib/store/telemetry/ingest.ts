@@ -648,7 +648,8 @@ export class PhaseLineScanner extends LineScanner<PhaseBlock> {
   /**
    * Node names seen, by a hash of their first and last word: a direct-mapped cache in
    * front of the interner. A step's ranks finish in no fixed order, so the interner's
-   * guess (the name before, or what followed it) misses on nearly every line.
+   * guess (the name before, or what followed it) misses on nearly every line. The four
+   * words are read in `fast`, not through `wordsOf`, whose array would be garbage a line.
    */
   private readonly nodeLen = new Int32Array(NODE_SLOTS).fill(-1);
   private readonly nodeW = new Int32Array(NODE_SLOTS * 4);
