@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { jsonSafeStringify, jsonSafeStringifyAsync, keepAnswerText, keptAnswerResponse, NO_TRANSFORM_MIN_CHARS } from "@/lib/api/json";
+import { JsonSink, jsonSafeStringify, jsonSafeStringifyAsync, keepAnswerText, keptAnswerResponse, NO_TRANSFORM_MIN_BYTES } from "@/lib/api/json";
 
 describe("jsonSafeStringify", () => {
   it("maps NaN and ±Infinity to null everywhere, including inside typed arrays", () => {
@@ -130,8 +130,8 @@ describe("jsonSafeStringifyAsync", () => {
 
 describe("compression of large heavy answers", () => {
   it("marks answers of 1 MiB or more no-transform (Next then sends them uncompressed), the text unchanged", async () => {
-    const { jsonResponseSliced, jsonSafeStringify, NO_TRANSFORM_MIN_CHARS } = await import("@/lib/api/json");
-    const big = { xs: Array.from({ length: NO_TRANSFORM_MIN_CHARS / 8 }, (_, i) => i / 3) };
+    const { jsonResponseSliced, jsonSafeStringify, NO_TRANSFORM_MIN_BYTES } = await import("@/lib/api/json");
+    const big = { xs: Array.from({ length: NO_TRANSFORM_MIN_BYTES / 8 }, (_, i) => i / 3) };
     const res = await jsonResponseSliced(big);
     expect(res.headers.get("cache-control")).toBe("no-transform");
     expect(res.headers.get("content-type")).toBe("application/json");
@@ -178,18 +178,18 @@ describe("keptAnswerResponse: the text of a frozen answer is written once", () =
   });
 
   it("sends a long answer marked no-transform, as jsonResponseSliced does", async () => {
-    const big = Object.freeze({ s: "x".repeat(NO_TRANSFORM_MIN_CHARS) });
+    const big = Object.freeze({ s: "x".repeat(NO_TRANSFORM_MIN_BYTES) });
     const r = (await keptAnswerResponse(big))!;
     expect(r.headers.get("cache-control")).toBe("no-transform");
-    expect((await r.text()).length).toBe(NO_TRANSFORM_MIN_CHARS + 8);
+    expect((await r.text()).length).toBe(NO_TRANSFORM_MIN_BYTES + 8);
   });
 });
 
-describe("long answers are sent as a stream of UTF-8 chunks, never as one string", () => {
-  it("sends exactly the text, whatever characters fall on the chunk edges", async () => {
+describe("answers are sent as the UTF-8 bytes they were written in", () => {
+  it("sends exactly the text, whatever characters fall on the buffers' edges", async () => {
     const { jsonResponseSliced, jsonSafeStringify } = await import("@/lib/api/json");
     // Surrogate pairs (emoji), 3-byte (CJK) and 2-byte (é) characters at every alignment
-    // against the 64 Ki-character chunk edges.
+    // against the sink's buffer edges.
     for (const prefix of ["", "x", "xy", "xyz"]) {
       const value = Object.freeze({ s: prefix + "😀".repeat(70_000), t: "漢é".repeat(40_000), n: [1.5, NaN, 3] });
       const want = jsonSafeStringify(value);
@@ -201,54 +201,77 @@ describe("long answers are sent as a stream of UTF-8 chunks, never as one string
     }
   });
 
-  it("a sliced answer of many pieces arrives whole, in more than one chunk", async () => {
+  it("a sliced answer of many pieces arrives whole, in buffers of at most 1 MiB", async () => {
     const { jsonResponseSliced, jsonSafeStringify } = await import("@/lib/api/json");
     const value = { lanes: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`n${i}`, { ts: Array.from({ length: 3000 }, (_, k) => 1.7e9 + k / 3), util: new Uint8Array(3000).fill(i) }])) };
     const res = await jsonResponseSliced(value);
     const reader = res.body!.getReader();
     const chunks: Uint8Array[] = [];
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
-    expect(chunks.length).toBeGreaterThan(10);
-    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(3 * 64 * 1024);
-    expect(Buffer.concat(chunks).toString("utf8")).toBe(jsonSafeStringify(value));
+    const want = jsonSafeStringify(value);
+    expect(want.length).toBeGreaterThan(2 << 20);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(1 << 20);
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(want);
   });
 });
 
-describe("utf8Chunks", () => {
-  async function bytesOf(pieces: string[]): Promise<{ text: string; chunks: number }> {
-    const { utf8Chunks } = await import("@/lib/api/json");
-    const reader = utf8Chunks(pieces).getReader();
-    const parts: Uint8Array[] = [];
-    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
-    return { text: new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(parts)), chunks: parts.length };
-  }
-
-  it("a pair right after a run that fills the chunk but one character opens the next chunk", async () => {
-    const pieces = ["a".repeat(64 * 1024 - 1), "😀b", "c"];
-    const got = await bytesOf(pieces);
-    expect(got.text).toBe(pieces.join(""));
-    expect(got.chunks).toBe(2);
-  });
-
-  it("equals the joined text for random pieces of ASCII, 2-, 3- and 4-byte characters", async () => {
+describe("JsonSink", () => {
+  it("holds exactly the text appended, for random strings, literals and runs of numbers", () => {
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const alphabet = ["a", "é", "漢", "😀", "\n", '"'];
     for (let round = 0; round < 20; round++) {
-      const pieces = Array.from({ length: 1 + rnd(12) }, () => {
-        const n = rnd(4) === 0 ? rnd(200_000) : rnd(300);
-        let s = "";
-        while (s.length < n) s += alphabet[rnd(alphabet.length)]!.repeat(1 + rnd(50));
-        return s;
-      });
-      const want = pieces.join("");
-      const got = (await bytesOf(pieces)).text;
+      const sink = new JsonSink();
+      const want: string[] = [];
+      for (let op = 1 + rnd(30); op > 0; op--) {
+        const kind = rnd(3);
+        if (kind === 0) {
+          const n = rnd(4) === 0 ? rnd(600_000) : rnd(300);
+          let s = "";
+          while (s.length < n) s += alphabet[rnd(alphabet.length)]!.repeat(1 + rnd(50));
+          sink.text(s);
+          want.push(s);
+        } else if (kind === 1) {
+          sink.ascii(",");
+          want.push(",");
+        } else {
+          // timestamps, counts, and now and then a stretch the digit writer refuses (a null
+          // inside, or mostly other fractions): JSON.stringify writes that stretch
+          const n = rnd(3) === 0 ? rnd(40_000) : rnd(100);
+          const other = rnd(3) === 0;
+          const xs: unknown[] = Array.from({ length: n }, (_, i) => (other && rnd(2) ? i / 7 : rnd(2) ? 1.7e9 + i / 1000 : rnd(1000)));
+          if (n > 0 && rnd(4) === 0) xs[rnd(n)] = null;
+          const from = n > 0 ? rnd(n) : 0;
+          sink.numbers(xs, from, n);
+          want.push(JSON.stringify(xs.slice(from, n)).slice(1, -1));
+        }
+      }
+      const chunks = sink.chunks();
+      const bytes = Buffer.concat(chunks);
+      expect(bytes.length).toBe(sink.bytes);
+      const got = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      const text = want.join("");
       // compared by index, not by toBe: a diff of MB-long strings takes minutes to print
       let i = 0;
-      while (i < want.length && got.charCodeAt(i) === want.charCodeAt(i)) i++;
-      expect({ round, firstDifference: i, length: got.length }).toEqual({ round, firstDifference: want.length, length: want.length });
+      while (i < text.length && got.charCodeAt(i) === text.charCodeAt(i)) i++;
+      expect({ round, firstDifference: i, length: got.length }).toEqual({ round, firstDifference: text.length, length: text.length });
+      for (const c of chunks.slice(0, -1)) expect(c.length).toBeGreaterThan(0);
     }
-    expect((await bytesOf([])).text).toBe("");
-    expect((await bytesOf(["", "", "x"])).text).toBe("x");
+    expect(new JsonSink().chunks()).toEqual([]);
+  });
+
+  it("starts small and never copies what it wrote: one buffer of 256 KiB, then buffers of 1 MiB", () => {
+    const sink = new JsonSink();
+    sink.text("x".repeat(200_000));
+    expect(sink.chunks().map((c) => c.buffer.byteLength)).toEqual([256 * 1024]);
+    const first = sink.chunks()[0]!;
+    sink.text("y".repeat(100_000));
+    const after = sink.chunks();
+    expect(after.map((c) => c.length)).toEqual([200_000, 100_000]);
+    expect(after[0]!.buffer).toBe(first.buffer);
+    expect(after[1]!.buffer.byteLength).toBe(1 << 20);
+    sink.text("z".repeat(3_000_000)); // longer than a buffer: one of its own size
+    expect(sink.chunks().map((c) => c.length)).toEqual([200_000, 100_000, 3_000_000]);
   });
 });

@@ -1,4 +1,4 @@
-import { isNumberRun, numbersText } from "@/lib/api/number-text";
+import { isNumberRun, MAX_NUMBER_BYTES, numbersInto } from "@/lib/api/number-text";
 
 /**
  * The one JSON serializer for API answers. JSON cannot carry NaN/±Infinity: every
@@ -54,17 +54,17 @@ export function jsonResponse(value: unknown, init?: ResponseInit): Response {
  * is below is one `JSON.stringify` call each.
  */
 export async function jsonSafeStringifyAsync(value: unknown, sliceMs = 8, depth = 3): Promise<string> {
-  return (await jsonPiecesAsync(value, sliceMs, depth)).join("");
+  return Buffer.concat((await jsonBytesAsync(value, sliceMs, depth)).chunks()).toString("utf8");
 }
 
-/** The text of `jsonSafeStringifyAsync` as the pieces it is written in (joined, the same text). */
-async function jsonPiecesAsync(value: unknown, sliceMs = 8, depth = 3): Promise<string[]> {
-  const parts: string[] = [];
+/** The text of `jsonSafeStringifyAsync` as UTF-8 bytes. */
+async function jsonBytesAsync(value: unknown, sliceMs = 8, depth = 3): Promise<JsonSink> {
+  const sink = new JsonSink();
   // Most answers are small: written in one go, no awaits (an awaited call per member costs
   // more than the whole text — a 0.3 MB trajectories answer took 20 ms sliced, 3 ms native).
   if (sliceMs > 0 && nodesUpTo(value, NATIVE_NODES) <= NATIVE_NODES) {
-    writeSync(value, parts, false);
-    return parts;
+    writeSync(value, sink, false);
+    return sink;
   }
   let since = performance.now();
   const tick = async () => {
@@ -78,56 +78,57 @@ async function jsonPiecesAsync(value: unknown, sliceMs = 8, depth = 3): Promise<
   // interval, a table row) go through one native JSON.stringify call per run.
   const write = async (p: unknown, level: number, inArray: boolean): Promise<void> => {
     if (isNumberRun(p) && p.length > NUMBER_RUN) {
-      parts.push("[");
+      sink.ascii("[");
       for (let i = 0; i < p.length; i += NUMBER_RUN) {
-        if (i > 0) parts.push(",");
-        parts.push(numbersJson(p, i, Math.min(p.length, i + NUMBER_RUN)));
+        if (i > 0) sink.ascii(",");
+        sink.numbers(p, i, Math.min(p.length, i + NUMBER_RUN));
         await tick();
       }
-      parts.push("]");
+      sink.ascii("]");
       return;
     }
     if (level >= depth || typeof p !== "object" || p === null || ArrayBuffer.isView(p) || (sliceMs > 0 && nodesUpTo(p, NATIVE_NODES) <= NATIVE_NODES)) {
-      writeSync(p, parts, inArray);
+      writeSync(p, sink, inArray);
       return;
     }
     if (Array.isArray(p)) {
-      parts.push("[");
+      sink.ascii("[");
       for (let i = 0; i < p.length; i += ARRAY_RUN) {
-        if (i > 0) parts.push(",");
+        if (i > 0) sink.ascii(",");
         const run = p.slice(i, i + ARRAY_RUN);
         if (run.every(isFlat)) {
-          parts.push(JSON.stringify(plain(run)).slice(1, -1));
+          sink.text(JSON.stringify(plain(run)).slice(1, -1));
         } else if (level + 1 >= depth || (sliceMs > 0 && nodesUpTo(run, NATIVE_NODES) <= NATIVE_NODES)) {
           for (let j = 0; j < run.length; j++) {
-            if (j > 0) parts.push(",");
-            writeSync(run[j], parts, true);
+            if (j > 0) sink.ascii(",");
+            writeSync(run[j], sink, true);
           }
         } else {
           for (let j = 0; j < run.length; j++) {
-            if (j > 0) parts.push(",");
+            if (j > 0) sink.ascii(",");
             await write(run[j], level + 1, true);
           }
         }
         await tick();
       }
-      parts.push("]");
+      sink.ascii("]");
       return;
     }
     if (!isPlainObject(p)) {
-      parts.push(JSON.stringify(plain(p)));
+      sink.text(JSON.stringify(plain(p)));
       return;
     }
-    parts.push("{");
+    sink.ascii("{");
     for (const [k, x] of jsonMembers(p)) {
-      parts.push(k, ":");
+      sink.text(k);
+      sink.ascii(":");
       await write(x, level + 1, false);
       await tick();
     }
-    parts.push("}");
+    sink.ascii("}");
   };
   await write(value, 0, false);
-  return parts;
+  return sink;
 }
 
 /**
@@ -144,46 +145,42 @@ const NUMBER_RUN_MIN = 32;
 const WALK_MAX = 256;
 
 /**
- * `value`'s JSON text (as `jsonSafeStringify` writes it) appended to `parts` without
+ * `value`'s JSON text (as `jsonSafeStringify` writes it) appended to `sink` without
  * yielding: plain objects, and short arrays of containers, are walked so that each run of
- * numbers they hold is written by `numbersText` (a series' timestamps: ~2.7× faster than
+ * numbers they hold is written by `numbersInto` (a series' timestamps: ~2.7× faster than
  * JSON.stringify, lib/api/number-text.ts); everything else is one native call.
  */
-function writeSync(p: unknown, parts: string[], inArray: boolean): void {
+function writeSync(p: unknown, sink: JsonSink, inArray: boolean): void {
   if (isNumberRun(p) && p.length >= NUMBER_RUN_MIN) {
-    const text = numbersText(p);
-    if (text !== null) parts.push("[", text, "]");
-    else parts.push(JSON.stringify(plain(p)));
+    sink.ascii("[");
+    sink.numbers(p, 0, p.length);
+    sink.ascii("]");
     return;
   }
   if (typeof p === "object" && p !== null && !ArrayBuffer.isView(p)) {
     if (Array.isArray(p)) {
       if (p.length <= WALK_MAX && !p.every(isFlat)) {
-        parts.push("[");
+        sink.ascii("[");
         for (let i = 0; i < p.length; i++) {
-          if (i > 0) parts.push(",");
-          writeSync(p[i], parts, true);
+          if (i > 0) sink.ascii(",");
+          writeSync(p[i], sink, true);
         }
-        parts.push("]");
+        sink.ascii("]");
         return;
       }
     } else if (isPlainObject(p)) {
-      parts.push("{");
+      sink.ascii("{");
       for (const [k, x] of jsonMembers(p)) {
-        parts.push(k, ":");
-        writeSync(x, parts, false);
+        sink.text(k);
+        sink.ascii(":");
+        writeSync(x, sink, false);
       }
-      parts.push("}");
+      sink.ascii("}");
       return;
     }
   }
   const s = JSON.stringify(plain(p));
-  parts.push(s === undefined ? (inArray ? "null" : "") : s);
-}
-
-/** `values[from..to)` as JSON numbers joined by commas (an element that is not a number: JSON.stringify's text for the run). */
-function numbersJson(values: ArrayLike<number>, from: number, to: number): string {
-  return numbersText(values, from, to) ?? JSON.stringify(plain(Array.prototype.slice.call(values, from, to))).slice(1, -1);
+  sink.text(s === undefined ? (inArray ? "null" : "") : s);
 }
 
 /**
@@ -261,9 +258,85 @@ function isFlat(x: unknown): boolean {
 }
 
 /**
+ * Where an answer's JSON text is written, as UTF-8 bytes: strings (JSON.stringify's text of
+ * a run of elements, keys, brackets) are encoded where they are appended, and runs of
+ * numbers are written as digits straight into the same buffers (`numbersInto`). The text
+ * never exists as a string: written as string pieces, then joined or encoded in 64 Ki
+ * chunks as the response was read, a 4 h engine_series answer (550 KB) spent ~1 ms of its
+ * server time in those copies and 17 reads of its body stream (#20).
+ *
+ * The bytes go into buffers of FIRST_BYTES, then CHUNK_BYTES (a longer string gets one of
+ * its own size), so a large answer is never copied to grow one; a small one touches only
+ * the pages it fills. Buffers of 64 KiB measured ~1 ms slower for that answer than these
+ * (more buffers, and a run of numbers split to fit each), through the server, alternating
+ * requests between two servers of the two builds.
+ */
+export class JsonSink {
+  private readonly full: Uint8Array<ArrayBuffer>[] = [];
+  private buf: Buffer<ArrayBuffer> = Buffer.alloc(0);
+  private at = 0;
+  /** Bytes written so far. */
+  bytes = 0;
+
+  /** A string of JSON text (any characters: JSON.stringify's text is well-formed UTF-16). */
+  text(s: string): void {
+    if (s.length === 0) return;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; only where that might not fit is it counted
+    if (this.buf.length - this.at < s.length * 3) this.room(Buffer.byteLength(s));
+    const n = this.buf.write(s, this.at);
+    this.at += n;
+    this.bytes += n;
+  }
+
+  /** A short ASCII literal (a bracket, a comma, a colon). */
+  ascii(s: string): void {
+    if (this.buf.length - this.at < s.length) this.room(s.length);
+    for (let i = 0; i < s.length; i++) this.buf[this.at++] = s.charCodeAt(i);
+    this.bytes += s.length;
+  }
+
+  /**
+   * `values[from..to)` as JSON numbers joined by commas: `numbersInto`'s digits, in runs of
+   * NUMBERS_AT_ONCE (so the room one takes fits a buffer), and JSON.stringify's text for a run
+   * it refuses.
+   */
+  numbers(values: ArrayLike<unknown>, from: number, to: number): void {
+    for (let i = from; i < to; i += NUMBERS_AT_ONCE) {
+      const end = Math.min(to, i + NUMBERS_AT_ONCE);
+      if (i > from) this.ascii(",");
+      this.room((end - i) * MAX_NUMBER_BYTES);
+      const at = numbersInto(values, i, end, this.buf, this.at);
+      if (at >= 0) {
+        this.bytes += at - this.at;
+        this.at = at;
+      } else this.text(JSON.stringify(plain(Array.prototype.slice.call(values, i, end))).slice(1, -1));
+    }
+  }
+
+  /** The bytes written, in order (views of the sink's buffers). */
+  chunks(): Uint8Array<ArrayBuffer>[] {
+    return this.at > 0 ? [...this.full, this.buf.subarray(0, this.at)] : [...this.full];
+  }
+
+  /** At least `n` bytes free at `at`: else the current buffer is closed and a new one started. */
+  private room(n: number): void {
+    if (this.buf.length - this.at >= n) return;
+    if (this.at > 0) this.full.push(this.buf.subarray(0, this.at));
+    this.buf = Buffer.allocUnsafe(Math.max(n, this.full.length === 0 && this.at === 0 ? FIRST_BYTES : CHUNK_BYTES));
+    this.at = 0;
+  }
+}
+
+/** A sink's first buffer (most answers fit), and each one after it. */
+const FIRST_BYTES = 256 * 1024;
+const CHUNK_BYTES = 1 << 20;
+/** Numbers written at once (their room, MAX_NUMBER_BYTES each, fits a buffer). */
+const NUMBERS_AT_ONCE = Math.floor(FIRST_BYTES / MAX_NUMBER_BYTES);
+
+/**
  * `jsonResponse` for heavy answers: serialised in slices (`jsonSafeStringifyAsync`).
  *
- * An answer of NO_TRANSFORM_MIN_CHARS or more is marked `Cache-Control: no-transform`, which
+ * An answer of NO_TRANSFORM_MIN_BYTES or more is marked `Cache-Control: no-transform`, which
  * Next's response compression honours where it is on (`--compress`; off by default on a
  * loopback address, docs/deploy.md "Compression"): gzip at zlib's default level (the only
  * one Next offers; it drops a Content-Encoding a route sets itself, so a cheaper level cannot be
@@ -273,72 +346,31 @@ function isFlat(x: unknown): boolean {
  * Smaller answers stay compressed. The bytes are the same text either way.
  */
 export async function jsonResponseSliced(value: unknown, init?: ResponseInit): Promise<Response> {
-  return piecesResponse(await jsonPiecesAsync(value), init);
+  const sink = await jsonBytesAsync(value);
+  return bytesResponse(sink.chunks(), sink.bytes, init);
 }
 
-/**
- * JSON text, given as pieces, as a response; a long one marked no-transform (see
- * `jsonResponseSliced`). The body is the pieces' UTF-8 bytes in chunks of at most
- * BODY_CHUNK_CHARS characters, encoded as the response is read: the text is never joined
- * into one string nor encoded into one buffer, two fresh allocations of the answer's size
- * (#20: joining a 32-lane GPU window's 3.5 MB took 11 ms in-process, mostly first-touch
- * page faults; through the server the row moved within noise, engine_series's CPU per
- * request fell ~3 ms).
- */
-function piecesResponse(pieces: readonly string[], init?: ResponseInit): Response {
+/** JSON text as UTF-8 chunks, sent in that order; a long one marked no-transform (see `jsonResponseSliced`). */
+function bytesResponse(chunks: readonly Uint8Array<ArrayBuffer>[], bytes: number, init?: ResponseInit): Response {
   const headers = new Headers(init?.headers);
   headers.set("content-type", "application/json");
-  let chars = 0;
-  for (const p of pieces) chars += p.length;
-  if (chars >= NO_TRANSFORM_MIN_CHARS) {
+  if (bytes >= NO_TRANSFORM_MIN_BYTES) {
     const cc = headers.get("cache-control");
     if (!cc || !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc)) headers.set("cache-control", cc ? `${cc}, no-transform` : "no-transform");
   }
-  if (chars <= BODY_CHUNK_CHARS) return new Response(pieces.join(""), { ...init, headers });
-  return new Response(utf8Chunks(pieces), { ...init, headers });
-}
-
-/** Body chunks stay below this many characters (a run of pieces is joined up to it; a longer piece is cut). */
-const BODY_CHUNK_CHARS = 64 * 1024;
-
-/** The UTF-8 bytes of the joined pieces as a stream of chunks, each encoded when it is pulled. */
-export function utf8Chunks(pieces: readonly string[]): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
+  if (chunks.length <= 1) return new Response(chunks[0] ?? "", { ...init, headers });
   let i = 0;
-  let at = 0; // offset in pieces[i]
-  return new ReadableStream<Uint8Array>({
+  const body = new ReadableStream<Uint8Array>({
     pull(controller) {
-      const run: string[] = [];
-      let len = 0;
-      while (i < pieces.length && len < BODY_CHUNK_CHARS) {
-        const p = pieces[i]!;
-        let end = Math.min(p.length, at + (BODY_CHUNK_CHARS - len));
-        if (end < p.length) {
-          // The chunk is full. Never split a surrogate pair (each half alone would encode
-          // as U+FFFD): a pair on the edge opens the next chunk. A chunk started empty has
-          // room for far more than one character, so every pull makes progress.
-          if (isHighSurrogate(p.charCodeAt(end - 1))) end--;
-          if (end > at) run.push(p.slice(at, end));
-          at = end;
-          break;
-        }
-        run.push(at === 0 ? p : p.slice(at));
-        len += end - at;
-        i++;
-        at = 0;
-      }
-      if (run.length > 0) controller.enqueue(encoder.encode(run.length === 1 ? run[0]! : run.join("")));
-      if (i >= pieces.length) controller.close();
+      controller.enqueue(chunks[i++]);
+      if (i === chunks.length) controller.close();
     },
   });
-}
-
-function isHighSurrogate(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
+  return new Response(body, { ...init, headers });
 }
 
 /** Heavy answers at least this long go out uncompressed (`jsonResponseSliced`). */
-export const NO_TRANSFORM_MIN_CHARS = 1 << 20;
+export const NO_TRANSFORM_MIN_BYTES = 1 << 20;
 
 /**
  * Answers the server keeps and hands out again unchanged (a step's summary while its
@@ -348,20 +380,21 @@ export const NO_TRANSFORM_MIN_CHARS = 1 << 20;
  * summary of 512 samples spent ~1.2 ms of every request writing its text (#20, summary
  * warm row). (Its gzip, ~4 ms, cannot be kept the same way: Next drops the
  * Content-Encoding header of a route's response, so the bytes would arrive undecoded.)
+ * The text is kept as one buffer of its exact length, not the sink's partly filled ones.
  */
-const g = globalThis as unknown as { __rlboardKeptText?: WeakMap<object, Promise<string[]>> };
+const g = globalThis as unknown as { __rlboardKeptBytes?: WeakMap<object, Promise<Uint8Array<ArrayBuffer>>> };
 /**
  * One table per process, not per module instance: Next bundles lib/ once for the routes and
  * once for the instrumentation hook, and the warm-up (lib/server/warmup.ts) writes the text
  * of the answers it loads — a first request that wrote it again spent 5–10 ms on a step's
  * trajectories (#20).
  */
-const keptText = (g.__rlboardKeptText ??= new WeakMap<object, Promise<string[]>>());
+const keptBytes = (g.__rlboardKeptBytes ??= new WeakMap<object, Promise<Uint8Array<ArrayBuffer>>>());
 
-function keptPieces(value: object): Promise<string[]> {
-  let text = keptText.get(value);
-  if (!text) keptText.set(value, (text = jsonPiecesAsync(value)));
-  return text;
+function kept(value: object): Promise<Uint8Array<ArrayBuffer>> {
+  let bytes = keptBytes.get(value);
+  if (!bytes) keptBytes.set(value, (bytes = jsonBytesAsync(value).then((sink) => Buffer.concat(sink.chunks()))));
+  return bytes;
 }
 
 /**
@@ -370,10 +403,11 @@ function keptPieces(value: object): Promise<string[]> {
  */
 export async function keptAnswerResponse(value: unknown): Promise<Response | null> {
   if (typeof value !== "object" || value === null || !Object.isFrozen(value)) return null;
-  return piecesResponse(await keptPieces(value));
+  const bytes = await kept(value);
+  return bytesResponse([bytes], bytes.length);
 }
 
 /** Write a frozen answer's kept text ahead of its first request (the warm-up); other values are ignored. */
 export async function keepAnswerText(value: unknown): Promise<void> {
-  if (typeof value === "object" && value !== null && Object.isFrozen(value)) await keptPieces(value);
+  if (typeof value === "object" && value !== null && Object.isFrozen(value)) await kept(value);
 }

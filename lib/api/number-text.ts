@@ -18,9 +18,9 @@
  * Every other number (more decimals, larger magnitudes, NaN) is written by `String(x)`.
  */
 
-/** Scratch, reused by every call (the writer never yields while it holds it): the output, and the numbers as doubles. */
-let out = Buffer.allocUnsafe(64 * 1024);
+/** Scratch, reused by every call (the writer never yields while it holds it): the numbers as doubles, and `numbersText`'s output. */
 let xsScratch = new Float64Array(8192);
+let out = Buffer.allocUnsafe(64 * 1024);
 /** A scratch grown past this is dropped after the call (callers cut runs of numbers well below). */
 const KEEP_BYTES = 4 << 20;
 
@@ -29,7 +29,7 @@ const MINUS = 0x2d;
 const DOT = 0x2e;
 const ZERO = 0x30;
 /** Bytes one number can take: "-" 10 digits "." 3 digits, or String(x) of any double (≤ 24) and a comma. */
-const MAX_NUMBER_BYTES = 32;
+export const MAX_NUMBER_BYTES = 32;
 const INT_LIMIT = 2 ** 31;
 /** A run where more than a quarter of the numbers (past the first 16) are neither integers nor milliseconds is left to JSON.stringify. */
 const OTHERS_MIN = 16;
@@ -43,7 +43,24 @@ const PAIRS = Uint8Array.from({ length: 200 }, (_, i) => ZERO + (i & 1 ? (i >> 1
  * (log-probabilities, means: `String(x)` and a copy cost more than JSON.stringify's write).
  */
 export function numbersText(values: ArrayLike<unknown>, from = 0, to = values.length): string | null {
-  if (to <= from) return "";
+  const need = (to - from) * MAX_NUMBER_BYTES;
+  if (out.length < need) out = Buffer.allocUnsafe(need);
+  const b = out;
+  const at = numbersInto(values, from, to, b, 0);
+  const text = at < 0 ? null : b.toString("latin1", 0, at);
+  if (b.length > KEEP_BYTES) out = Buffer.allocUnsafe(64 * 1024);
+  return text;
+}
+
+/**
+ * `numbersText`'s text as ASCII bytes written into `b` from `at` (the caller leaves
+ * `(to − from) × MAX_NUMBER_BYTES` bytes of room there); returns where the text ends, or −1
+ * where `numbersText` answers null (bytes past `at` may then have been written). The API's
+ * JSON writer puts answers' numbers straight into their response bytes this way
+ * (lib/api/json.ts `JsonSink`).
+ */
+export function numbersInto(values: ArrayLike<unknown>, from: number, to: number, b: Buffer, at: number): number {
+  if (to <= from) return at;
   const n = to - from;
   if (xsScratch.length < n) xsScratch = new Float64Array(n);
   const xs = xsScratch;
@@ -51,29 +68,25 @@ export function numbersText(values: ArrayLike<unknown>, from = 0, to = values.le
   // kind of array. Read straight from whatever it was given (JS arrays of small integers
   // or doubles, typed arrays of six kinds: one server process sees them all), its element
   // load went megamorphic: the 32-lane answer's timestamps 7.6 → 14.6 ms.
+  let end = -1;
   if (ArrayBuffer.isView(values)) {
-    if (!isNumberRun(values)) return null; // BigInt arrays, DataView
-    xs.set((values as unknown as Float64Array).subarray(from, to));
-  } else if (!copyNumbers(values, from, to, xs)) return null;
-  const need = n * MAX_NUMBER_BYTES;
-  if (out.length < need) out = Buffer.allocUnsafe(need);
-  const b = out;
-  const at = writeNumbers(xs, n, b);
-  if (at < 0) return null;
-  const text = b.toString("latin1", 0, at);
-  if (b.length > KEEP_BYTES) out = Buffer.allocUnsafe(64 * 1024);
+    if (isNumberRun(values)) {
+      // not BigInt arrays, DataView
+      xs.set((values as unknown as Float64Array).subarray(from, to));
+      end = writeNumbers(xs, n, b, at);
+    }
+  } else if (copyNumbers(values, from, to, xs)) end = writeNumbers(xs, n, b, at);
   if (xs.length > KEEP_BYTES / 8) xsScratch = new Float64Array(8192);
-  return text;
+  return end;
 }
 
 /**
- * `xs[0..n)` as JSON text into `b`; returns the bytes written, or -1 for a run of mostly
- * other numbers. Its own function: inside `numbersText`, whose first long run V8 compiles
+ * `xs[0..n)` as JSON text into `b` from `at`; returns where it ends, or -1 for a run of
+ * mostly other numbers. Its own function: inside `numbersText`, whose first long run V8 compiles
  * while in this loop, the code after the loop kept deoptimizing ("insufficient type
  * feedback" at the text's `toString`, dozens of times a process).
  */
-function writeNumbers(xs: Float64Array, n: number, b: Buffer): number {
-  let at = 0;
+function writeNumbers(xs: Float64Array, n: number, b: Buffer, at: number): number {
   let others = 0;
   // The digits above the last five of the last number of 6+ integer digits, and where they
   // were written: a series' timestamps (1763985602.012, …) share them, so most numbers copy
