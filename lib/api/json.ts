@@ -358,7 +358,9 @@ function bytesResponse(chunks: readonly Uint8Array<ArrayBuffer>[], bytes: number
     const cc = headers.get("cache-control");
     if (!cc || !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc)) headers.set("cache-control", cc ? `${cc}, no-transform` : "no-transform");
   }
-  if (chunks.length <= 1) return new Response(chunks[0] ?? "", { ...init, headers });
+  // A Response copies a byte body it is given whole (undici, as the Fetch standard says);
+  // one it reads from a stream it does not.
+  if (chunks.length <= 1 && bytes <= DIRECT_MAX_BYTES) return new Response(chunks[0] ?? "", { ...init, headers });
   let i = 0;
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -368,6 +370,9 @@ function bytesResponse(chunks: readonly Uint8Array<ArrayBuffer>[], bytes: number
   });
   return new Response(body, { ...init, headers });
 }
+
+/** Bodies up to this long are handed to the Response whole (copied there), longer ones as a stream. */
+const DIRECT_MAX_BYTES = 64 * 1024;
 
 /** Heavy answers at least this long go out uncompressed (`jsonResponseSliced`). */
 export const NO_TRANSFORM_MIN_BYTES = 1 << 20;
