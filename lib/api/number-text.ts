@@ -18,9 +18,8 @@
  * Every other number (more decimals, larger magnitudes, NaN) is written by `String(x)`.
  */
 
-/** Scratch, reused by every call (the writer never yields while it holds it): the numbers as doubles, and `numbersText`'s output. */
+/** Scratch, reused by every call (the writer never yields while it holds it): the numbers as doubles. */
 let xsScratch = new Float64Array(8192);
-let out = Buffer.allocUnsafe(64 * 1024);
 /** A scratch grown past this is dropped after the call (callers cut runs of numbers well below). */
 const KEEP_BYTES = 4 << 20;
 
@@ -37,26 +36,13 @@ const OTHERS_MIN = 16;
 const PAIRS = Uint8Array.from({ length: 200 }, (_, i) => ZERO + (i & 1 ? (i >> 1) % 10 : ((i >> 1) / 10) | 0));
 
 /**
- * `values[from..to)` as JSON numbers joined by commas, or null — the caller then writes the
- * run another way — when an element is not a number (an array holding null, strings,
+ * `values[from..to)` as JSON numbers joined by commas, written as ASCII into `b` from `at`
+ * (the caller leaves `(to − from) × MAX_NUMBER_BYTES` bytes of room there); returns where
+ * the text ends. −1 — the caller then writes the run another way; bytes past `at` may have
+ * been written — when an element is not a number (an array holding null, strings,
  * objects), or when more than a quarter of them are neither integers nor milliseconds
- * (log-probabilities, means: `String(x)` and a copy cost more than JSON.stringify's write).
- */
-export function numbersText(values: ArrayLike<unknown>, from = 0, to = values.length): string | null {
-  const need = (to - from) * MAX_NUMBER_BYTES;
-  if (out.length < need) out = Buffer.allocUnsafe(need);
-  const b = out;
-  const at = numbersInto(values, from, to, b, 0);
-  const text = at < 0 ? null : b.toString("latin1", 0, at);
-  if (b.length > KEEP_BYTES) out = Buffer.allocUnsafe(64 * 1024);
-  return text;
-}
-
-/**
- * `numbersText`'s text as ASCII bytes written into `b` from `at` (the caller leaves
- * `(to − from) × MAX_NUMBER_BYTES` bytes of room there); returns where the text ends, or −1
- * where `numbersText` answers null (bytes past `at` may then have been written). The API's
- * JSON writer puts answers' numbers straight into their response bytes this way
+ * (log-probabilities, means: `String(x)` costs more there than JSON.stringify's write).
+ * The API's JSON writer puts answers' numbers straight into their response bytes this way
  * (lib/api/json.ts `JsonSink`).
  */
 export function numbersInto(values: ArrayLike<unknown>, from: number, to: number, b: Buffer, at: number): number {
@@ -82,8 +68,8 @@ export function numbersInto(values: ArrayLike<unknown>, from: number, to: number
 
 /**
  * `xs[0..n)` as JSON text into `b` from `at`; returns where it ends, or -1 for a run of
- * mostly other numbers. Its own function: inside `numbersText`, whose first long run V8 compiles
- * while in this loop, the code after the loop kept deoptimizing ("insufficient type
+ * mostly other numbers. Its own function: inside its caller, whose first long run V8
+ * compiles while in this loop, the code after the loop kept deoptimizing ("insufficient type
  * feedback" at the text's `toString`, dozens of times a process).
  */
 function writeNumbers(xs: Float64Array, n: number, b: Buffer, at: number): number {
