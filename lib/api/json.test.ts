@@ -261,7 +261,7 @@ describe("JsonSink", () => {
     expect(new JsonSink().chunks()).toEqual([]);
   });
 
-  it("starts small and never copies what it wrote: one buffer of 256 KiB, then buffers of 1 MiB", () => {
+  it("never copies what it wrote: a first buffer of its size, then buffers of 1 MiB", () => {
     const sink = new JsonSink();
     sink.text("x".repeat(200_000));
     expect(sink.chunks().map((c) => c.buffer.byteLength)).toEqual([256 * 1024]);
@@ -273,5 +273,14 @@ describe("JsonSink", () => {
     expect(after[1]!.buffer.byteLength).toBe(1 << 20);
     sink.text("z".repeat(3_000_000)); // longer than a buffer: one of its own size
     expect(sink.chunks().map((c) => c.length)).toEqual([200_000, 100_000, 3_000_000]);
+    expect(sink.chunks()[2]!.buffer.byteLength).toBe(3_000_000);
+
+    const small = new JsonSink(1024);
+    small.text('{"rows":[1,2,3]}');
+    small.numbers([1.5, 2, 3], 0, 3); // room for 3 numbers fits the first buffer
+    expect(small.chunks()).toHaveLength(1);
+    // a slice of Node's 8 KiB pool (Buffer.allocUnsafe below 4 KiB), not a buffer of its own
+    expect(small.chunks()[0]!.buffer.byteLength).toBeLessThanOrEqual(Buffer.poolSize);
+    expect(Buffer.concat(small.chunks()).toString()).toBe('{"rows":[1,2,3]}1.5,2,3');
   });
 });

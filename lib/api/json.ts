@@ -59,10 +59,14 @@ export async function jsonSafeStringifyAsync(value: unknown, sliceMs = 8, depth 
 
 /** The text of `jsonSafeStringifyAsync` as UTF-8 bytes. */
 async function jsonBytesAsync(value: unknown, sliceMs = 8, depth = 3): Promise<JsonSink> {
-  const sink = new JsonSink();
+  const nodes = nodesUpTo(value, NATIVE_NODES);
+  // The first buffer sized for the answer: most heavy answers are a few KB (outliers, the
+  // advisory), and a buffer of FIRST_BYTES for each of them was a fresh mapping every request.
+  // MAX_NUMBER_BYTES a value: a run of numbers asks that much room, so the answer's runs fit.
+  const sink = new JsonSink(Math.min(FIRST_BYTES, Math.max(MIN_FIRST_BYTES, nodes * MAX_NUMBER_BYTES)));
   // Most answers are small: written in one go, no awaits (an awaited call per member costs
   // more than the whole text — a 0.3 MB trajectories answer took 20 ms sliced, 3 ms native).
-  if (sliceMs > 0 && nodesUpTo(value, NATIVE_NODES) <= NATIVE_NODES) {
+  if (sliceMs > 0 && nodes <= NATIVE_NODES) {
     writeSync(value, sink, false);
     return sink;
   }
@@ -265,11 +269,12 @@ function isFlat(x: unknown): boolean {
  * chunks as the response was read, a 4 h engine_series answer (550 KB) spent ~1 ms of its
  * server time in those copies and 17 reads of its body stream (#20).
  *
- * The bytes go into buffers of FIRST_BYTES, then CHUNK_BYTES (a longer string gets one of
- * its own size), so a large answer is never copied to grow one; a small one touches only
- * the pages it fills. Buffers of 64 KiB measured ~1 ms slower for that answer than these
- * (more buffers, and a run of numbers split to fit each), through the server, alternating
- * requests between two servers of the two builds.
+ * The bytes go into a first buffer of `firstBytes` (sized for the answer, at most
+ * FIRST_BYTES), then buffers of CHUNK_BYTES (a longer string gets one of its own size): a
+ * large answer is never copied to grow one. Buffers of 64 KiB measured ~1 ms slower for the
+ * engine_series answer than 256 KiB and then 1 MiB (more buffers, and a run of numbers
+ * split to fit each), through the server, alternating requests between two servers of the
+ * two builds; buffers growing by twice what was written gave it three instead of two.
  */
 export class JsonSink {
   private readonly full: Uint8Array<ArrayBuffer>[] = [];
@@ -277,6 +282,8 @@ export class JsonSink {
   private at = 0;
   /** Bytes written so far. */
   bytes = 0;
+
+  constructor(private readonly firstBytes = FIRST_BYTES) {}
 
   /** A string of JSON text (any characters: JSON.stringify's text is well-formed UTF-16). */
   text(s: string): void {
@@ -322,14 +329,16 @@ export class JsonSink {
   private room(n: number): void {
     if (this.buf.length - this.at >= n) return;
     if (this.at > 0) this.full.push(this.buf.subarray(0, this.at));
-    this.buf = Buffer.allocUnsafe(Math.max(n, this.full.length === 0 && this.at === 0 ? FIRST_BYTES : CHUNK_BYTES));
+    this.buf = Buffer.allocUnsafe(Math.max(n, this.full.length === 0 && this.at === 0 ? this.firstBytes : CHUNK_BYTES));
     this.at = 0;
   }
 }
 
-/** A sink's first buffer (most answers fit), and each one after it. */
+/** A sink's first buffer at most (a 4 h engine_series answer fills it and one more), and each buffer after it (unless one string needs more). */
 const FIRST_BYTES = 256 * 1024;
 const CHUNK_BYTES = 1 << 20;
+/** A sink's first buffer at least. */
+const MIN_FIRST_BYTES = 1024;
 /** Numbers written at once (their room, MAX_NUMBER_BYTES each, fits a buffer). */
 const NUMBERS_AT_ONCE = Math.floor(FIRST_BYTES / MAX_NUMBER_BYTES);
 
