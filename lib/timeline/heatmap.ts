@@ -57,11 +57,10 @@ export async function heatmap(
   selection: LaneSet | null,
 ): Promise<Heatmap> {
   checkXBuckets(X);
-  const range = await store.timeRange();
-  if (range === null)
+  const win = await heatmapWindow(store, t0q, t1q);
+  if (win === null)
     return { rows: [], x_buckets: X, t0: 0.0, t1: 0.0, metric, values: new Uint8Array(0), scale: null, palette: null };
-  const t0 = t0q ?? range[0];
-  const t1 = t1q ?? range[1];
+  const [t0, t1] = win;
   const isMagnitude = (HEATMAP_MAGNITUDE_FIELDS as readonly string[]).includes(metric);
   if (!isMagnitude && metric !== "phase" && metric !== "lifecycle") throw badRequest(`unknown heatmap metric '${metric}'`);
   if (!(t1 > t0)) throw new ApiError("internal", `empty heatmap window: t0=${t0} t1=${t1}`);
@@ -370,15 +369,19 @@ export interface Fleet {
   band: { p10: (number | null)[]; p50: (number | null)[]; p90: (number | null)[]; min: (number | null)[] };
 }
 
+/** The window a heatmap (and the fleet band) covers: the query's bounds, else the run's time range; null for a run without data. */
+async function heatmapWindow(store: MetricStore, t0q: number | null, t1q: number | null): Promise<[number, number] | null> {
+  const range = await store.timeRange();
+  return range === null ? null : [t0q ?? range[0], t1q ?? range[1]];
+}
+
 export async function fleet(store: MetricStore, t0q: number | null, t1q: number | null, X: number): Promise<Fleet> {
   checkXBuckets(X);
-  // The band's GPU hours are read while the phase rows are painted (the window as `heatmap`
-  // resolves it): on a first read, each of the two leaves cores idle that the other can use
-  // (#20). `utilMaxima` below reads the same files again: it waits for this read and parses nothing.
-  const range = await store.timeRange();
-  const w0 = t0q ?? range?.[0] ?? 0;
-  const w1 = t1q ?? range?.[1] ?? 0;
-  if (range && w1 > w0) void store.gpuUtil.window(w0, w1).catch(() => undefined); // a failure is met again there
+  // The band's GPU hours are read while the phase rows are painted: on a first read, each
+  // of the two leaves cores idle that the other can use (#20). `utilMaxima` below reads the
+  // same files again: it waits for this read and parses nothing.
+  const win = await heatmapWindow(store, t0q, t1q);
+  if (win && win[1] > win[0]) void store.gpuUtil.window(win[0], win[1]).catch(() => undefined); // a failure is met again there
   const phase = await heatmap(store, "phase", t0q, t1q, X, null);
   const palette = phase.palette ?? [];
   const R = phase.rows.length;

@@ -1126,6 +1126,7 @@ export class PhaseBlock {
     // (name, t0) → rank → marker row + 1 (0: none); t0 as Map keys compare (−0 is 0, NaN is NaN), like the table's
     const keys = new Map<number, Map<number, Int32Array>>();
     let runs = 0;
+    let byName: Map<number, Int32Array> | undefined;
     let table: Int32Array | undefined;
     // rank tables are sized by the largest rank of their key: bounded by the markers' count
     let slots = 0;
@@ -1136,7 +1137,7 @@ export class PhaseBlock {
       if (!(r >= 0 && r < RANKS_MAX && (r | 0) === r)) return null;
       if (k === 0 || name[i] !== name[open[k - 1]!] || !Object.is(t0[i]! + 0, t0[open[k - 1]!]! + 0)) {
         if (++runs * RUN_MIN > open.length) return null;
-        let byName = keys.get(t0[i]!);
+        byName = keys.get(t0[i]!);
         if (!byName) keys.set(t0[i]!, (byName = new Map<number, Int32Array>()));
         table = byName.get(name[i]!);
         if (!table) {
@@ -1149,7 +1150,7 @@ export class PhaseBlock {
         if ((slots += size - table!.length) > slotsMax) return null;
         const grown = new Int32Array(size);
         grown.set(table!);
-        keys.get(t0[i]!)!.set(name[i]!, (table = grown));
+        byName!.set(name[i]!, (table = grown));
       }
       if (table![r] !== 0) return null;
       table![r] = i + 1;
