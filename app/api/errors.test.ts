@@ -101,6 +101,12 @@ const CASES: [Handler, string, Record<string, string>, number, unknown, string][
   [heatmapGET, "/api/timeline/heatmap?metric=nope", {}, 400, "unknown heatmap metric 'nope'", "bad_request"],
   [heatmapGET, "/api/timeline/heatmap?x_buckets=", {}, 422, [item("int_parsing", ["query", "x_buckets"], "")], "unprocessable"],
   [fleetGET, "/api/timeline/fleet?x_buckets=4001", {}, 400, "x_buckets=4001 out of range [2, 4000]", "bad_request"],
+  // One bound given: the other is the run's time range end (1000–1100 here), and the
+  // window they make can be empty — the user's input, not a server fault (Python: 500).
+  [heatmapGET, "/api/timeline/heatmap?t0=5000", {}, 400, "empty window: t1=1100.0 (the run's last timestamp) <= t0=5000.0: give t0 < t1", "bad_request"],
+  [heatmapGET, "/api/timeline/heatmap?t1=1000", {}, 400, "empty window: t1=1000.0 <= t0=1000.0 (the run's first timestamp): give t0 < t1", "bad_request"],
+  [fleetGET, "/api/timeline/fleet?t1=-5", {}, 400, "empty window: t1=-5.0 <= t0=1000.0 (the run's first timestamp): give t0 < t1", "bad_request"],
+  [fleetGET, "/api/timeline/fleet?t0=1e300", {}, 400, "empty window: t1=1100.0 (the run's last timestamp) <= t0=1e+300: give t0 < t1", "bad_request"],
   [outliersGET, "/api/timeline/outliers", {}, 422, [missing("criterion")], "unprocessable"],
   [outliersGET, "/api/timeline/outliers?criterion=lowest_util&top_k=0", {}, 400, "top_k=0 out of range [1, 256]", "bad_request"],
   [outliersGET, "/api/timeline/outliers?criterion=nope", {}, 400, "unknown outlier criterion 'nope'", "bad_request"],

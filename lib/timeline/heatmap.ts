@@ -4,10 +4,10 @@
  * phases first so any active phase wins a shared bucket; lifecycle rows are samples.
  */
 import { timeSlicer } from "@/lib/timeline/slice";
-import { ApiError, badRequest } from "@/lib/contracts/errors";
+import { badRequest } from "@/lib/contracts/errors";
 import { forEachTickRun, maxUtilByBucket, type GpuBlock, type MetricStore } from "@/lib/store/telemetry";
 import { packedNumbers } from "@/lib/timeline/downsample";
-import { checkXBuckets } from "@/lib/timeline/window";
+import { checkResolvedWindow, checkXBuckets } from "@/lib/timeline/window";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { findIntervals, type FoundIntervals, type IntervalPool, type LaneIntervals } from "@/lib/timeline/phases";
 import { pyRound } from "@/lib/timeline/pyformat";
@@ -63,7 +63,7 @@ export async function heatmap(
   const [t0, t1] = win;
   const isMagnitude = (HEATMAP_MAGNITUDE_FIELDS as readonly string[]).includes(metric);
   if (!isMagnitude && metric !== "phase" && metric !== "lifecycle") throw badRequest(`unknown heatmap metric '${metric}'`);
-  if (!(t1 > t0)) throw new ApiError("internal", `empty heatmap window: t0=${t0} t1=${t1}`);
+  checkResolvedWindow(t0, t1, t0q !== null, t1q !== null);
   const bucket = bucketFn(t0, t1, X);
 
   if (metric === "lifecycle") return lifecycle(store, t0, t1, X, bucket);

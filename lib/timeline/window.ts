@@ -21,6 +21,18 @@ export function checkWindow(t0: number | null | undefined, t1: number | null | u
   if (t1 - t0 > MAX_WINDOW_S) throw badRequest(`window ${pyFixed(t1 - t0, 0)}s exceeds max_window_s 14400`);
 }
 
+/**
+ * A window resolved against the run's time range — a bound left out is the range's first
+ * or last timestamp — must not be empty: 400, naming where each bound came from. Python
+ * answered 500 here (docs/api.md 8.9): one bound past the run's end is the user's input,
+ * not a server fault.
+ */
+export function checkResolvedWindow(t0: number, t1: number, t0Given: boolean, t1Given: boolean): void {
+  if (t1 > t0) return;
+  const from = (given: boolean, end: "first" | "last") => (given ? "" : ` (the run's ${end} timestamp)`);
+  throw badRequest(`empty window: t1=${pyRepr(t1)}${from(t1Given, "last")} <= t0=${pyRepr(t0)}${from(t0Given, "first")}: give t0 < t1`);
+}
+
 export function checkMaxPoints(n: number): void {
   if (n < 2) throw badRequest(`max_points=${n} must be >= 2`);
   if (n > MAX_POINTS_MAX) throw badRequest(`max_points=${n} exceeds the maximum ${MAX_POINTS_MAX}`);
