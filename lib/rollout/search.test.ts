@@ -24,6 +24,28 @@ describe("rollout search", () => {
     expect(() => compileQuery("(", true)).toThrow(expect.objectContaining({ code: "unprocessable" }));
   });
 
+  it("a regex that backtracks without end is stopped at the time budget, and the server goes on", async () => {
+    // (\w+\s?)+$ against 40 words and a "!" backtracks through ~2^40 ways to split them
+    // (hours); the search must give up at its budget with what it has, like any slow search.
+    const words = "ab ".repeat(40) + "!";
+    const texts = { 0: ["ab here", words], 1: [words, "ab again"] };
+    const t = performance.now();
+    const a = await searchRollouts(dumps(texts), { q: "(\\w+\\s?)+$", regex: true, range: { lo: 0, hi: 1 } });
+    const ms = performance.now() - t;
+    expect(a.truncated).toBe(true);
+    expect(ms).toBeGreaterThanOrEqual(SEARCH_LIMITS.TIME_BUDGET_MS - 50);
+    expect(ms).toBeLessThan(SEARCH_LIMITS.TIME_BUDGET_MS + 1_500);
+    // the hit before the stuck text is kept ("ab here" ends the text with a word: a match)
+    expect(a.samples[0]).toMatchObject({ rollout_id: 0, sample_index: 0 });
+    // the process goes on: the same pattern on a text without the trap answers at once
+    const b = await searchRollouts(dumps({ 0: ["ab ab"] }), { q: "(\\w+\\s?)+$", regex: true, range: { lo: 0, hi: 0 } });
+    expect(b).toMatchObject({ total: 2, truncated: false });
+    expect(b.samples[0]!.hits.map((h) => [h.field, h.length])).toEqual([
+      ["prompt", 1],
+      ["response", 5],
+    ]);
+  }, 15_000);
+
   it("conversation texts: roles map to fields, tool calls as name(arguments)", () => {
     const t = conversationTexts("sys", [
       { role: "user", content: "q" },

@@ -20,6 +20,8 @@ beforeAll(async () => {
     [
       '{"sample_index":3,"group_index":0,"status":"completed","reward":1.0,"prompt":"p","messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":"Checking.","tool_calls":[{"function":{"name":"get_weather","arguments":"{\\"city\\": \\"Paris\\"}"}}]},{"role":"tool","content":"sunny"}]}',
       '{"sample_index":4,"group_index":0,"status":"completed","reward":0.0,"prompt":"p","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}',
+      // 40 words and a "!": the trap of a backtracking pattern (below)
+      JSON.stringify({ sample_index: 5, group_index: 1, status: "completed", reward: 0.0, prompt: "p", messages: [{ role: "assistant", content: "ab ".repeat(40) + "!" }] }),
     ].join("\n") + "\n",
   );
   server = await setupTestServer({ dumpDetails: dir });
@@ -85,4 +87,20 @@ describe("GET /api/rollout/search", () => {
     expect(GetRolloutSearchResponse.parse((await search("/api/rollout/search?q=(unclosed")).body).total).toBe(0);
     expect((await search("/api/rollout/search?q=x&steps=a-b")).status).toBe(400);
   });
+
+  test("a pattern that backtracks without end answers at the time budget, truncated", async () => {
+    // (\w+\s?)+$ on sample 5's 40 words and "!" would backtrack for hours, holding the
+    // server's only thread; the search is stopped at its 2 s budget with what it found.
+    const t = performance.now();
+    const r = await search("/api/rollout/search?q=" + encodeURIComponent("(\\w+\\s?)+$") + "&regex=1");
+    const ms = performance.now() - t;
+    expect(r.status).toBe(200);
+    const body = GetRolloutSearchResponse.parse(r.body);
+    expect(body.truncated).toBe(true);
+    expect(ms).toBeLessThan(4_000);
+    // what came before the trap was searched: texts of samples 3 and 4 that end in a word,
+    // and sample 5's prompt "p" — its message, the trap, has no hit
+    expect(body.samples.map((s) => s.sample_index)).toEqual([3, 4, 5]);
+    expect(body.samples[2]!.hits.map((h) => [h.field, h.message])).toEqual([["prompt", null]]);
+  }, 15_000);
 });
