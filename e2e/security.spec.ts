@@ -151,3 +151,30 @@ test("a path with malformed %-encoding → 400 JSON, on API routes and pages ali
     expect(((await res.json()) as { detail: string }).detail).toBe("malformed percent-encoding in the request path");
   }
 });
+
+test("a method a route does not answer → 405 JSON naming what it answers, with Allow", async ({ playwright }) => {
+  const ctx = await anon(playwright);
+  for (const [method, url] of [
+    ["PUT", "/api/runs"],
+    ["DELETE", `/api/meta?run=${RUN}`],
+    ["POST", `/api/timeline/gpu?run=${RUN}`],
+    ["PATCH", `/api/rollout/0/summary?run=${RUN}`],
+  ] as const) {
+    for (const auth of [{ Authorization: `Bearer ${E2E.token}` }, {}] as Record<string, string>[]) {
+      const res = await ctx.fetch(url, { method, headers: auth, maxRedirects: 0 });
+      expect(res.status(), `${method} ${url}`).toBe(405);
+      expect(res.headers()["allow"], url).toBe("GET, HEAD, OPTIONS");
+      const body = (await res.json()) as { detail: string; error: { code: string; message: string } };
+      expect(body.detail).toBe("Method Not Allowed");
+      expect(body.error).toEqual({ code: "method_not_allowed", message: `${method} is not allowed on ${url.split("?")[0]}: it answers GET, HEAD, OPTIONS` });
+      // nothing of the run in it
+      expect(JSON.stringify(body)).not.toContain("dummy-telemetry");
+    }
+    const opt = await ctx.fetch(url, { method: "OPTIONS", maxRedirects: 0 });
+    expect(opt.status(), `OPTIONS ${url}`).toBe(204);
+    expect(opt.headers()["allow"]).toBe("GET, HEAD, OPTIONS");
+  }
+  // HEAD is GET without the body: the same gate
+  expect((await ctx.fetch(`/api/meta?run=${RUN}`, { method: "HEAD" })).status()).toBe(401);
+  expect((await ctx.fetch(`/api/meta?run=${RUN}`, { method: "HEAD", headers: { Authorization: `Bearer ${E2E.token}` } })).status()).toBe(200);
+});

@@ -11,6 +11,29 @@ export function unknownApiPathResponse(): Response {
   return Response.json(errorBody("not_found", "Not Found"), { status: 404 });
 }
 
+/** What a GET-only route answers: GET, HEAD (Next answers it with the GET handler) and OPTIONS. */
+const GET_ONLY_ALLOW = "GET, HEAD, OPTIONS";
+
+/**
+ * A method a route does not answer: 405 with the `Allow` header (RFC 9110 requires it) and
+ * the body every error carries — Next's own 405 had neither. Public, like the unknown
+ * path's 404: it tells only what the API's documentation does.
+ */
+export function methodNotAllowedResponse(req: Request, allow: string = GET_ONLY_ALLOW): Response {
+  const path = new URL(req.url).pathname;
+  return Response.json(errorBody("method_not_allowed", `${req.method} is not allowed on ${path}: it answers ${allow}`, "Method Not Allowed"), {
+    status: 405,
+    headers: { allow },
+  });
+}
+
+const notAllowed = async (req: Request) => methodNotAllowedResponse(req);
+/** Next's own OPTIONS answer lists every method a route module exports, these 405 ones too. */
+const options = async () => new Response(null, { status: 204, headers: { allow: GET_ONLY_ALLOW } });
+
+/** The other methods' handlers of a GET-only route: `export const { POST, PUT, PATCH, DELETE, OPTIONS } = GET_ONLY;`. */
+export const GET_ONLY = { POST: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: options } as const;
+
 function isZodError(err: unknown): err is ZodError {
   return err instanceof ZodError || (err instanceof Error && err.name === "ZodError" && Array.isArray((err as ZodError).issues));
 }

@@ -11,6 +11,8 @@
  *  - 401/403: no credentials / not allowed.
  *  - 404 not_found: unknown run, step, sample, file or API path (messages never carry an
  *    absolute path).
+ *  - 405 method_not_allowed: a method the route does not answer (every route but sign-in
+ *    answers GET, HEAD and OPTIONS only); the `Allow` header lists what it answers.
  *  - 503 still_writing: a dump is being written right now — retry in a moment.
  *  - 503 busy: too many expensive queries at once — retry after `Retry-After` seconds.
  *  - 500 internal: a bug or a corrupt old file; the real message is logged, never sent.
@@ -34,6 +36,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unprocessable: 422,

@@ -1,6 +1,7 @@
 import { withApi } from "@/lib/api/with-api";
 import { GetExportQuery } from "@/lib/contracts/report";
 import { exportForUser } from "@/lib/export/serve";
+import { GET_ONLY } from "@/lib/api/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -9,3 +10,5 @@ export const dynamic = "force-dynamic";
 export const GET = withApi({ cost: "heavy", query: GetExportQuery, trajectories: "lifecycle" }, async ({ query, run, user }) =>
   exportForUser(run, user!, query),
 );
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = GET_ONLY;

@@ -1,5 +1,6 @@
 import { withApi } from "@/lib/api/with-api";
 import { requestWarmupSettled } from "@/lib/server/warmup";
+import { GET_ONLY } from "@/lib/api/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -14,3 +15,5 @@ export const GET = withApi({ auth: "public", run: false }, async () => {
   await requestWarmupSettled();
   return { ok: true };
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = GET_ONLY;

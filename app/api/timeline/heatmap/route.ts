@@ -1,6 +1,7 @@
 import { withApi } from "@/lib/api/with-api";
 import { GetHeatmapQuery } from "@/lib/contracts/telemetry";
 import { getHeatmapFrame } from "@/lib/timeline/api";
+import { GET_ONLY } from "@/lib/api/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -11,3 +12,5 @@ export const GET = withApi(
   async ({ query, run }) =>
     new Response(await getHeatmapFrame(run.store, query), { headers: { "content-type": "application/octet-stream" } }),
 );
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = GET_ONLY;
