@@ -37,6 +37,8 @@ describe("rollout search", () => {
     expect(ms).toBeLessThan(SEARCH_LIMITS.TIME_BUDGET_MS + 1_500);
     // the hit before the stuck text is kept ("ab here" ends the text with a word: a match)
     expect(a.samples[0]).toMatchObject({ rollout_id: 0, sample_index: 0 });
+    expect(a.returned).toBe(a.samples.reduce((n, sm) => n + sm.hits.length, 0));
+    expect(a.total).toBeGreaterThanOrEqual(a.returned);
     // the process goes on: the same pattern on a text without the trap answers at once
     const b = await searchRollouts(dumps({ 0: ["ab ab"] }), { q: "(\\w+\\s?)+$", regex: true, range: { lo: 0, hi: 0 } });
     expect(b).toMatchObject({ total: 2, truncated: false });

@@ -180,6 +180,12 @@ export async function searchRollouts(
     const finished = runWithin(() => {
       stop = matchUnits(rolloutId, units);
     }, left);
+    if (!finished) {
+      // Stopped anywhere in `matchUnits`: the counts are made to agree with the hits kept.
+      returned = 0;
+      for (const sm of samples) returned += sm.hits.length;
+      total = Math.max(total, returned);
+    }
     if (!finished || stop) {
       truncated = true;
       break;
