@@ -228,13 +228,14 @@ class ParsePool {
 /**
  * A parse worker. In the server Next built (NEXT_RUNTIME is set there), the worker entry
  * is bundled from the `new URL(…)` below. Run from source (the CLI, bench and tests under
- * tsx or vitest), it is TypeScript, loaded through tsx's loader, whose module name is put
- * together at run time so the bundler leaves it alone.
+ * tsx or vitest), it is TypeScript, loaded through tsx's loader, found at run time: the
+ * `turbopackIgnore` comment keeps the bundler from resolving tsx (it did, and warned
+ * "Can't resolve <dynamic>" on every build, while the name was put together at run time).
  */
 function startWorker(): Worker {
   if (process.env.NEXT_RUNTIME) return new Worker(new URL("./parse-worker.ts", import.meta.url));
   const entry = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), "parse-worker.ts")).href;
-  const pkgFile = createRequire(import.meta.url).resolve(["tsx", "package.json"].join("/"));
+  const pkgFile = createRequire(import.meta.url).resolve(/* turbopackIgnore: true */ "tsx/package.json");
   const pkg = JSON.parse(fs.readFileSync(pkgFile, "utf8")) as { exports: Record<string, { import: { default: string } }> };
   const api = pathToFileURL(path.join(path.dirname(pkgFile), pkg.exports["./esm/api"]!.import.default)).href;
   return new Worker(`import(${JSON.stringify(api)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`, { eval: true });
