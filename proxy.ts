@@ -21,6 +21,15 @@ import { NextResponse, type NextRequest } from "next/server";
 import { hasSessionCookie, sessionUserFromCookies, SESSION_COOKIE_NAMES } from "@/lib/server/auth/session-token";
 import { isCrossOrigin } from "@/lib/server/auth/public-url";
 import { malformedPathResponse } from "@/lib/api/malformed-url";
+import { storageFailureResponse } from "@/lib/api/errors";
+import { storageFailureMessage } from "@/lib/contracts/errors";
+
+/** A page for a person whose browser asked for a document while the server's storage is down. */
+function storageFailurePage(message: string): Response {
+  const text = message.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const html = `<!doctype html><meta charset="utf-8"><title>rlboard: storage unavailable</title><h1>rlboard cannot use its storage</h1><p>${text}.</p><p>This page works again by itself once that is done: reload it.</p>`;
+  return new Response(html, { status: 503, headers: { "content-type": "text/html; charset=utf-8", "retry-after": "30" } });
+}
 
 function jsonError(status: number, code: string, message: string): NextResponse {
   return NextResponse.json({ detail: message, error: { code, message } }, { status });
@@ -39,7 +48,15 @@ export async function proxy(req: NextRequest) {
   // The login page is open to everyone (its sign-in action is origin-checked above).
   if (req.nextUrl.pathname === "/login") return NextResponse.next();
   const cookieHeader = req.headers.get("cookie");
-  const user = await sessionUserFromCookies(cookieHeader);
+  let user;
+  try {
+    user = await sessionUserFromCookies(cookieHeader);
+  } catch (err) {
+    // The server's own storage failed (its disk filled): say so instead of Next's bare 500.
+    const down = storageFailureResponse(err);
+    if (!down) throw err;
+    return isAction || req.headers.has("rsc") ? down : storageFailurePage(storageFailureMessage(err) ?? "");
+  }
   if (user) return NextResponse.next();
 
   const res = isAction

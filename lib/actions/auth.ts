@@ -7,6 +7,7 @@ import { formText } from "@/lib/actions/form";
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/lib/server/auth/nextauth";
 import { safeNextPath } from "@/lib/server/auth/next-path";
+import { storageFailureMessage } from "@/lib/contracts/errors";
 
 export interface LoginState {
   error: string | null;
@@ -24,6 +25,9 @@ export async function loginAction(_prev: LoginState, form: FormData): Promise<Lo
     return { error: null };
   } catch (err) {
     if (err instanceof AuthError) {
+      // The user database could not be read (a full disk): not the person's password.
+      const storage = storageFailureMessage(err);
+      if (storage) return { error: `Sign-in failed: ${storage}.`, name };
       const code = (err as AuthError & { code?: string }).code;
       if (code === "locked") {
         return { error: "Too many failed attempts: sign-in for this account is locked for 5 minutes. Try again later or ask an admin.", name };

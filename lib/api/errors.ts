@@ -4,7 +4,7 @@
  * (docs/api.md 9.3 "Errors").
  */
 import { ZodError } from "zod";
-import { ApiError, describeZodError, ERROR_STATUS, errorBody } from "@/lib/contracts/errors";
+import { ApiError, describeZodError, ERROR_STATUS, errorBody, storageFailureMessage } from "@/lib/contracts/errors";
 
 /** The body of an unknown API path: FastAPI's, plus the error object every body carries. */
 export function unknownApiPathResponse(): Response {
@@ -66,8 +66,22 @@ export function toErrorResponse(err: unknown, log: (msg: string, err: unknown) =
   if (isZodError(err)) {
     return Response.json(errorBody("bad_request", describeZodError(err)), { status: 400 });
   }
+  const storage = storageFailureResponse(err);
+  if (storage) return storage;
   log("unhandled error in API handler", err);
   return Response.json(errorBody("internal", "internal server error (see the server log)"), { status: 500 });
+}
+
+/**
+ * The 503 `storage_unavailable` answer when `err` is the server's own storage failing
+ * (`storageFailureMessage`), else null. Every request fails the same way until space is
+ * freed: one log line per error, not a stack each. The proxy answers pages with it too.
+ */
+export function storageFailureResponse(err: unknown): Response | null {
+  const message = storageFailureMessage(err);
+  if (message === null) return null;
+  warnCorruptOnce(`${message} (${err instanceof Error ? err.message : String(err)})`, "storage");
+  return Response.json(errorBody("storage_unavailable", message), { status: 503, headers: { "retry-after": "30" } });
 }
 
 function defaultLog(msg: string, err: unknown): void {

@@ -15,6 +15,9 @@
  *    answers GET, HEAD and OPTIONS only); the `Allow` header lists what it answers.
  *  - 503 still_writing: a dump is being written right now — retry in a moment.
  *  - 503 busy: too many expensive queries at once — retry after `Retry-After` seconds.
+ *  - 503 storage_unavailable: the server's own storage failed (its database or a file it
+ *    reads: a full disk, an I/O error, a read-only mount); the message names the error
+ *    code and what the operator can do, never a path.
  *  - 500 internal: a bug or a corrupt old file; the real message is logged, never sent.
  *  - 500 corrupt_file: an old run file that does not parse (a torn `.pt`); the message,
  *    which names the file relative to the run and the problem (never its bytes), is sent.
@@ -47,6 +50,8 @@ export const ERROR_STATUS = {
   bad_gateway: 502,
   still_writing: 503,
   busy: 503,
+  /** The server's own storage failed: its disk is full, an I/O error, a read-only mount. */
+  storage_unavailable: 503,
   /** That upstream did not answer within its timeout. */
   gateway_timeout: 504,
 } as const;
@@ -93,6 +98,33 @@ export class ApiError extends Error {
   get status(): number {
     return ERROR_STATUS[this.code];
   }
+}
+
+/**
+ * Error codes of the server's own storage failing — SQLite's (better-sqlite3 names them)
+ * and the file system's — by what an operator is told: a disk filled, an I/O error, or
+ * storage that cannot be written. Nothing a request did, and nothing a retry alone fixes.
+ */
+const STORAGE_FAILURES: readonly [RegExp, string][] = [
+  [/^(SQLITE_FULL|ENOSPC|EDQUOT)$/, "its disk is full"],
+  [/^(SQLITE_IOERR\w*|EIO)$/, "disk I/O error"],
+  [/^(SQLITE_CANTOPEN\w*|SQLITE_READONLY\w*|EROFS)$/, "its storage cannot be written"],
+];
+
+/**
+ * What to tell a person when `err` — or the error it wraps (`cause`; Auth.js puts a
+ * sign-in's error at `cause.err`) — is the server's own storage failing: its code, what it
+ * means, what to do; never a path. Null for anything else.
+ */
+export function storageFailureMessage(err: unknown): string | null {
+  const inner = (e: object): unknown => (e as { cause?: unknown }).cause ?? (e as { err?: unknown }).err;
+  for (let e = err, depth = 0; e !== null && typeof e === "object" && depth < 4; e = inner(e), depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== "string") continue;
+    for (const [re, why] of STORAGE_FAILURES)
+      if (re.test(code)) return `the server cannot use its storage (${code}: ${why}): free disk space or check the disk on the server, then retry`;
+  }
+  return null;
 }
 
 export const badRequest = (message: string) => new ApiError("bad_request", message);
