@@ -16,11 +16,12 @@
  * printed. As root a failing mount fails the test.
  */
 import { execFileSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STREAM_SCHEMAS } from "@/lib/store/format";
+import { fillDisk } from "@/lib/testing/full-disk";
 import type { GpuSample, TrajectoryEvent } from "@/lib/store/format";
 import { startCollector } from "./server";
 import type { CollectorHandle } from "./server";
@@ -59,30 +60,6 @@ afterAll(async () => {
   }
   if (mnt) rmSync(mnt, { recursive: true, force: true });
 });
-
-/** Write a filler file until the filesystem is full; returns its path. */
-function fillDisk(dir: string): string {
-  const path = join(dir, "filler");
-  const fd = openSync(path, "w");
-  const chunk = Buffer.alloc(1 << 20, 0x66);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e;
-  } finally {
-    closeSync(fd);
-  }
-  // Small writes can still squeeze into the last page; take that too.
-  const fd2 = openSync(path, "a");
-  try {
-    for (;;) writeSync(fd2, chunk, 0, 512);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e;
-  } finally {
-    closeSync(fd2);
-  }
-  return path;
-}
 
 function linesOf(dir: string): string[] {
   const out: string[] = [];

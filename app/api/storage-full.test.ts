@@ -22,6 +22,7 @@ import { createToken, addUser, findUser } from "@/lib/server/auth/users";
 import { getDb } from "@/lib/server/db";
 import { phase, RunBuilder } from "@/lib/store/telemetry/testing";
 import { callJson, callRoute } from "@/lib/testing/api";
+import { fillDisk } from "@/lib/testing/full-disk";
 import { GET as metaGET } from "./meta/route";
 import { GET as runsGET } from "./runs/route";
 
@@ -56,19 +57,6 @@ afterAll(() => {
   for (const d of [mnt, spare, b.runDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function fill(dir: string): string {
-  const file = path.join(dir, "filler");
-  const fd = fs.openSync(file, "w");
-  try {
-    for (;;) fs.writeSync(fd, Buffer.alloc(64 * 1024, 1));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e;
-  } finally {
-    fs.closeSync(fd);
-  }
-  return file;
-}
-
 type ErrBody = { detail: string; error: { code: string; message: string } };
 
 describe.skipIf(!isRoot)("the server's data dir on a full disk", () => {
@@ -87,7 +75,7 @@ describe.skipIf(!isRoot)("the server's data dir on a full disk", () => {
     // The server stops (its handle is closed), the disk fills, the server starts again.
     setServerEnvForTests({ dataDir: spare, dumpDetails: b.runDir });
     getDb();
-    const filler = fill(mnt);
+    const filler = fillDisk(mnt);
     setServerEnvForTests({ dataDir, dumpDetails: b.runDir });
 
     for (const [handler, url] of [
