@@ -5,7 +5,7 @@
  */
 import { lowerBound, upperBound } from "@/lib/bisect";
 import { timeSlicer } from "@/lib/timeline/slice";
-import { CHUNK, cmpStr, filesStamp, MASK, OPEN_T1, SHIFT, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
+import { CHUNK, cmpStr, factsBounds, filesStamp, MASK, OPEN_T1, SHIFT, unmatchedAcrossHours, type LaneInfo, type MetricStore, type PhaseBlock } from "@/lib/store/telemetry";
 import { laneKey, type LaneSet } from "@/lib/timeline/lanes";
 import { engineHost, topologyWindows } from "@/lib/timeline/topology";
 import { MAX_WINDOW_S } from "@/lib/timeline/window";
@@ -72,6 +72,13 @@ async function phasePlan(store: MetricStore, t1: number | null): Promise<{ plan:
     `phases.plan.${last}`,
     filesStamp(files),
     async () => {
+      // Hours with an index (docs/formats.md §4.16) are not parsed: their facts suffice.
+      const facts = await store.phaseHourFacts(files);
+      const across = facts && unmatchedAcrossHours(facts);
+      if (facts && across) {
+        const bounds = facts.map(factsBounds);
+        return { keys: files.map((f) => f.key), minT: bounds.map((b) => b.minT), maxT: bounds.map((b) => b.maxT), unmatched: across, rows: facts.reduce((n, f) => n + f.rows, 0) };
+      }
       // Not through phaseSource's memo: that would hold every block of a large source.
       const { blocks, unmatched } = await readSource(store, files);
       let rows = 0;

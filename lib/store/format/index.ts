@@ -17,3 +17,4 @@ export * from "./host";
 export * from "./log-signals";
 export * from "./requests";
 export * from "./sglang-metrics";
+export * from "./phase-index";

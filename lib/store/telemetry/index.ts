@@ -5,6 +5,7 @@ export { cmpStr, laneCountBound, type EngineMetricColumns, type GpuBlock, type L
 export { blockParts, ENGINE_MEAN_AGGREGATED_METRICS, partsOf, type Part } from "@/lib/store/telemetry/engine-parts";
 export { forEachRowRun, forEachRowRunOutside, forEachTickRun, maxUtilByBucket } from "@/lib/store/telemetry/scan";
 export { filesStamp } from "@/lib/store/telemetry/stream";
+export { factsBounds, unmatchedAcrossHours } from "@/lib/store/telemetry/phase-index";
 export { whileAnswering } from "@/lib/store/telemetry/binary-cache";
 export { setParseWorkers } from "@/lib/store/telemetry/parse-pool";
 export { Col, CHUNK, MASK, SHIFT } from "@/lib/store/telemetry/columns";

@@ -24,7 +24,7 @@
  * directory (a symlink `dashboard/metrics.jsonl → /elsewhere`) is treated as absent.
  */
 import path from "node:path";
-import { DASHBOARD_DIR, LANE_CATALOG_FILE, META_FILE, parseRunHeader, readCatalogLanes } from "@/lib/store/format";
+import { DASHBOARD_DIR, LANE_CATALOG_FILE, META_FILE, parseRunHeader, phaseIndexRel, readCatalogLanes, type PhaseHourFacts } from "@/lib/store/format";
 import { RunFs } from "@/lib/store/safe-fs";
 import {
   cmpStr,
@@ -42,7 +42,8 @@ import {
 import { BinaryCache } from "@/lib/store/telemetry/binary-cache";
 import { EngineLineScanner, GpuLineScanner, ingestLines, PhaseLineScanner } from "@/lib/store/telemetry/ingest";
 import { filesStamp, FlatStream, PartitionedStream, type StreamOptions } from "@/lib/store/telemetry/stream";
-import { scannerCodec } from "@/lib/store/telemetry/read-range";
+import { fileReader, scannerCodec } from "@/lib/store/telemetry/read-range";
+import { blockRows, factsFromIndex, phaseHourFacts } from "@/lib/store/telemetry/phase-index";
 import type { BlockCodec, TailFile } from "@/lib/store/telemetry/tail-file";
 import {
   OPEN_T1,
@@ -419,6 +420,40 @@ export class MetricStore {
     if (this.memos.get(key)?.version === version) return true;
     const cache = this.keptCache;
     return cache ? (await cache.readDerived(key, version)) !== undefined : false;
+  }
+
+  /**
+   * The facts of each phase hour file of `files` (docs/formats.md §4.16): from the hour's
+   * index where it still describes the file, else from parsing the hour. Null when the
+   * legacy flat file is among them (it has no hour: its markers are matched row by row).
+   */
+  async phaseHourFacts(files: readonly TailFile<PhaseBlock>[]): Promise<PhaseHourFacts[] | null> {
+    if (files.some((f) => f.hourStart === null)) return null;
+    const facts = await Promise.all(files.map((f) => (f.block !== null && f.offset > 0 ? Promise.resolve(null) : this.indexedFacts(f))));
+    const missing = files.flatMap((_, k) => (facts[k] === null ? [k] : []));
+    const blocks = await this.phases.read(missing.map((k) => files[k]!));
+    missing.forEach((k, m) => (facts[k] = phaseHourFacts(blockRows(blocks[m]!), files[k]!.hourStart!)));
+    return facts as PhaseHourFacts[];
+  }
+
+  /** An hour's facts from its index file, when there is one made from the file's current bytes. */
+  private async indexedFacts(f: TailFile<PhaseBlock>): Promise<PhaseHourFacts | null> {
+    const fsys = this.fs;
+    let text: string;
+    try {
+      text = (await fsys.readFile(fsys.relOf(path.join(this.dir, phaseIndexRel(f.key))))).toString("utf8");
+    } catch {
+      return null; // none (or one outside the run directory): the hour is parsed
+    }
+    let fh: Awaited<ReturnType<TailFile<PhaseBlock>["open"]>> | null = null;
+    try {
+      fh = await f.open();
+      return await factsFromIndex(text, fileReader(fh), f);
+    } catch {
+      return null;
+    } finally {
+      await fh?.close();
+    }
   }
 
   /** Where results are kept across restarts: nowhere for a followed run (its files still grow). */

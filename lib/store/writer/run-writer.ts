@@ -42,6 +42,7 @@ import { PartitionedAppender, prepareRecord } from "./partitioned-appender";
 import type { FileError } from "./partitioned-appender";
 import { STREAMS } from "@/lib/store/format";
 import type { GpuSample, PhaseEvent, StreamName, StreamRecords, TopologySnapshot } from "@/lib/store/format";
+import { PhaseIndexer } from "./phase-indexer";
 import { nodeWriterFs } from "./writer-fs";
 import type { WriterFs } from "./writer-fs";
 
@@ -125,6 +126,7 @@ export class RunWriter {
   private readonly log: WriterLog;
   private readonly cap: number;
   private readonly appender: PartitionedAppender;
+  private readonly phaseIndexer: PhaseIndexer;
   private buffers = emptyBuffers();
   /** Bytes in `buffers`, and in the batch a flush is writing. */
   private bufferedBytes = 0;
@@ -156,6 +158,7 @@ export class RunWriter {
       onTornTail: (file, bytes) =>
         this.log.warn(`${file}: discarded a torn last line (${bytes} bytes without a final newline, left by a crash)`),
     });
+    this.phaseIndexer = new PhaseIndexer(this.dashDir, this.fs, this.log);
     this.stats = Object.fromEntries(
       STREAMS.map((s) => [s, { received: 0, written: 0, dropped: 0, droppedBytes: 0, tooLarge: 0, writeErrors: 0, unserializable: 0 }]),
     ) as Record<StreamName, StreamStats>;
@@ -253,9 +256,14 @@ export class RunWriter {
     return run;
   }
 
-  /** Final flush; the writer holds no open files, so nothing else to release. */
+  /**
+   * Final flush, then the index of every phase hour written (phase-indexer.ts); the writer
+   * holds no open files, so nothing else to release.
+   */
   async close(): Promise<FlushReport> {
-    return this.flush();
+    const report = await this.flush();
+    await this.phaseIndexer.finish();
+    return report;
   }
 
   private noteForCatalog<S extends StreamName>(stream: S, r: StreamRecords[S]): void {
@@ -360,6 +368,7 @@ export class RunWriter {
           continue;
         }
         const res = await this.appender.appendPrepared(s, b.lines, b.hours);
+        if (s === "phases" && res.written > 0) this.phaseIndexer.note(b.hours);
         const st = this.stats[s];
         st.written += res.written;
         report.written += res.written;
@@ -374,6 +383,7 @@ export class RunWriter {
         settle(s, res.failed.length === 0 ? undefined : res.failed.length === b.lines.length ? b : pick(b, res.failed));
       }
       this.lastFlushOk = report.ok;
+      this.phaseIndexer.kick();
       return report;
     } finally {
       // Streams not attempted (an early return or an unexpected error) keep all their lines.

@@ -11,7 +11,7 @@ import { StringDecoder } from "node:string_decoder";
 export interface WriterFileHandle {
   write(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesWritten: number }>;
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
-  stat(): Promise<{ size: number }>;
+  stat(): Promise<{ size: number; mtimeMs: number }>;
   truncate(len: number): Promise<void>;
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -20,6 +20,8 @@ export interface WriterFileHandle {
 export interface WriterFs {
   /** Open for appending (O_APPEND | O_CREAT, read access for tail checks). */
   openAppend(path: string): Promise<WriterFileHandle>;
+  /** Open an existing file read-only (the phase hour index reads the hours it describes). */
+  openRead(path: string): Promise<WriterFileHandle>;
   mkdir(path: string): Promise<void>;
   writeFile(path: string, data: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
@@ -70,6 +72,7 @@ async function forEachLine(path: string, onLine: (line: string) => void): Promis
 
 export const nodeWriterFs: WriterFs = {
   openAppend: (path) => fsp.open(path, constants.O_APPEND | constants.O_CREAT | constants.O_RDWR, 0o644),
+  openRead: (path) => fsp.open(path, constants.O_RDONLY),
   mkdir: async (path) => {
     await fsp.mkdir(path, { recursive: true });
   },

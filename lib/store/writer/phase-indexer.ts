@@ -1,0 +1,152 @@
+/**
+ * The writer's side of the phase hour index (docs/formats.md §4.16): an
+ * `index/phases/{hour}.json` beside each phase hour the writer has finished with, so a
+ * reader that has never seen the run learns each hour's OPEN markers without parsing it
+ * (a 4 h window of a 1024-GPU day otherwise parses all 24 phase hours, ~0.9 GB).
+ *
+ * When: an hour is indexed once the writer has appended to a phase hour at least LAG_HOURS
+ * newer (closing rows are filed by their end hour and batched by producers, so an hour
+ * still gets rows for a while after it ends), and every hour written is indexed when the
+ * writer closes. An hour appended to after it was indexed is indexed again at the next
+ * of those points (at most once a minute while the writer runs); meanwhile its index no
+ * longer matches the file and readers ignore it. Indexing runs beside the flushes (it reads `[0, size)` of a file only appended
+ * to), one hour at a time; it never fails a flush: an error is logged and the hour is left
+ * without an index (readers parse it).
+ */
+import { join } from "node:path";
+import { hourKeyOfIndex, hourStartOfKey, HOUR_FILE_RE, PHASE_INDEX_DIR, phaseIndexRel } from "@/lib/store/format";
+import { factsFromIndex, indexPhaseFile } from "@/lib/store/telemetry/phase-index";
+import type { ReadAt } from "@/lib/store/telemetry/read-range";
+import type { WriterFileHandle, WriterFs } from "./writer-fs";
+
+/** Hours between an hour and the newest written before the hour is indexed. */
+export const LAG_HOURS = 2;
+/** An hour indexed this recently waits for the writer to close before it is indexed again. */
+const REINDEX_MS = 60_000;
+
+export interface IndexerLog {
+  warn(message: string): void;
+}
+
+export class PhaseIndexer {
+  /** Hour numbers appended to since they were last indexed. */
+  private readonly dirty = new Set<number>();
+  /** When each hour was last indexed (performance.now()), so an hour that keeps getting late rows is not parsed on every flush. */
+  private readonly indexedAt = new Map<number, number>();
+  private newest = -Infinity;
+  private running: Promise<void> = Promise.resolve();
+  private busy = false;
+
+  constructor(
+    private readonly dashDir: string,
+    private readonly fs: WriterFs,
+    private readonly log: IndexerLog,
+  ) {}
+
+  /** Phase lines were appended to these hours (hour numbers). */
+  note(hours: readonly number[]): void {
+    let last = NaN;
+    for (const h of hours) {
+      if (h === last) continue;
+      last = h;
+      this.dirty.add(h);
+      if (h > this.newest) this.newest = h;
+    }
+  }
+
+  /** Index the hours that are due, in the background, unless a pass is running (it picks them up). */
+  kick(): void {
+    if (!this.busy) this.start(false);
+  }
+
+  /** Index every hour appended to and not indexed since (the writer closes). */
+  async finish(): Promise<void> {
+    await this.running;
+    this.start(true);
+    await this.running;
+  }
+
+  /** Hours to index now: LAG_HOURS behind the newest and not indexed within REINDEX_MS (all: every dirty hour). */
+  private due(all: boolean): number[] {
+    const now = performance.now();
+    return [...this.dirty].filter((h) => all || (h <= this.newest - LAG_HOURS && !(now - (this.indexedAt.get(h) ?? -Infinity) < REINDEX_MS))).sort((a, b) => a - b);
+  }
+
+  private start(all: boolean): void {
+    this.busy = true;
+    this.running = (async () => {
+      for (let due = this.due(all); due.length > 0; due = this.due(all))
+        for (const h of due) {
+          this.dirty.delete(h);
+          this.indexedAt.set(h, performance.now());
+          await indexHour(this.fs, this.dashDir, hourKeyOfIndex(h), this.log);
+        }
+    })().finally(() => (this.busy = false));
+  }
+}
+
+/**
+ * Write the index of phase hour `key` from the file's current complete lines (tmp +
+ * rename: a reader never sees half an index). False when nothing was written (the file
+ * is gone, ends in a partial line, or an error was logged).
+ */
+export async function indexHour(fs: WriterFs, dashDir: string, key: string, log: IndexerLog): Promise<boolean> {
+  const hourStart = hourStartOfKey(key);
+  if (hourStart === null) return false;
+  const target = join(dashDir, phaseIndexRel(key));
+  try {
+    const fh = await fs.openRead(join(dashDir, "phases", `${key}.jsonl`));
+    let text: string | null;
+    try {
+      const index = await indexPhaseFile(readerOf(fh), await fh.stat(), hourStart);
+      text = index && JSON.stringify(index);
+    } finally {
+      await fh.close();
+    }
+    if (text === null) return false;
+    await fs.mkdir(join(dashDir, PHASE_INDEX_DIR));
+    await fs.writeFile(`${target}.tmp`, text);
+    await fs.rename(`${target}.tmp`, target);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    log.warn(`could not write the phase hour index ${target} (${e instanceof Error ? e.message : String(e)}); readers parse that hour instead`);
+    return false;
+  }
+}
+
+/**
+ * Index every phase hour of a run whose index is missing or was made from another size
+ * of the file (a run written before the writer kept indexes, or by a writer that stopped
+ * before it closed). Only for a run no collector is writing. Returns the hours indexed.
+ */
+export async function indexPhaseHours(fs: WriterFs, dashDir: string, log: IndexerLog): Promise<string[]> {
+  const names = (await fs.listDir(join(dashDir, "phases"))) ?? [];
+  const done: string[] = [];
+  for (const name of names.sort()) {
+    const key = HOUR_FILE_RE.exec(name)?.[1];
+    if (key === undefined || hourStartOfKey(key) === null) continue;
+    if (await upToDate(fs, dashDir, key)) continue;
+    if (await indexHour(fs, dashDir, key, log)) done.push(key);
+  }
+  return done;
+}
+
+async function upToDate(fs: WriterFs, dashDir: string, key: string): Promise<boolean> {
+  const text = await fs.readFileIfExists(join(dashDir, phaseIndexRel(key)));
+  if (text === undefined) return false;
+  try {
+    const fh = await fs.openRead(join(dashDir, "phases", `${key}.jsonl`));
+    try {
+      return (await factsFromIndex(text, readerOf(fh), await fh.stat())) !== null;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+function readerOf(fh: WriterFileHandle): ReadAt {
+  return async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead;
+}
