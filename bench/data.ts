@@ -18,7 +18,9 @@ import { Rng } from "@/lib/demo/prng";
 import { corpusWords, makeConversation } from "@/lib/demo/text";
 import { DemoTokenizer } from "@/lib/demo/tokenizer";
 import type { TrajectoryEvent } from "@/lib/store/format";
+import { indexPhaseHours } from "@/lib/store/writer/phase-indexer";
 import { RunWriter } from "@/lib/store/writer/run-writer";
+import { nodeWriterFs } from "@/lib/store/writer/writer-fs";
 
 export const BENCH_DATA_VERSION = `${DEMO_GENERATOR_VERSION}.2`;
 export const BENCH_END_TS = 1_764_000_000;
@@ -55,6 +57,7 @@ export async function ensureBenchData(dataDir: string, log: (s: string) => void,
     stamp = null;
   }
   if (!force && stamp?.version === BENCH_DATA_VERSION && fs.existsSync(fleetDir) && fs.existsSync(dumpsDir)) {
+    await indexOldPhaseHours(fleetDir, log);
     return { root, fleetDir, dumpsDir, storeCacheDir, longSample: stamp.longSample, generated: false };
   }
   fs.rmSync(root, { recursive: true, force: true });
@@ -170,7 +173,10 @@ export async function ensureScaleRun(dataDir: string, nodes: number, hours: numb
   const version = `${BENCH_DATA_VERSION}.scale2`;
   try {
     const st = JSON.parse(fs.readFileSync(stampFile, "utf8")) as { version: string; genS: number; bytes: number };
-    if (st.version === version) return { root, runDir, genS: st.genS, bytes: st.bytes };
+    if (st.version === version) {
+      await indexOldPhaseHours(runDir, log);
+      return { root, runDir, genS: st.genS, bytes: st.bytes };
+    }
   } catch {
     /* not generated yet */
   }
@@ -183,6 +189,16 @@ export async function ensureScaleRun(dataDir: string, nodes: number, hours: numb
   fs.writeFileSync(stampFile, JSON.stringify({ version, genS, bytes }));
   log(`  ${name}: written in ${genS.toFixed(0)} s, ${(bytes / 1048576).toFixed(0)} MB`);
   return { root, runDir, genS, bytes };
+}
+
+/**
+ * The phase hour index (docs/formats.md §4.16) of a run generated before the writer kept
+ * one: written now, as the writer would have at close (the same function), so reused data
+ * reads like freshly generated data. Does nothing when every hour's index is current.
+ */
+async function indexOldPhaseHours(runDir: string, log: (s: string) => void): Promise<void> {
+  const done = await indexPhaseHours(nodeWriterFs, path.join(runDir, "dashboard"), { warn: log });
+  if (done.length > 0) log(`  ${path.basename(runDir)}: indexed ${done.length} phase hours written before the writer kept their index`);
 }
 
 /** Bytes under `dir` (files, recursively). */
