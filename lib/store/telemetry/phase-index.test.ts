@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { hourStartOfKey, phaseIndexRel } from "@/lib/store/format";
+import { hourStartOfKey, parsePhaseIndexFile, phaseIndexRel, PhaseIndexFileSchema } from "@/lib/store/format";
 import { openMetricStore, unmatchedAcrossHours, type MetricStore, type PhaseEvent } from "@/lib/store/telemetry";
 import { makeTmpDir, phase, pyJsonLine, RunBuilder } from "@/lib/store/telemetry/testing";
 import { indexPhaseHours } from "@/lib/store/writer/phase-indexer";
@@ -195,6 +195,46 @@ describe("an index stands in for its hour only while it describes the file", () 
 
     b.legacy("phases", [phase("x", T0 + 1, T0 + 2, o)]);
     expect(await facts(open(b))).toBeNull();
+  });
+});
+
+describe("reading an index file", () => {
+  it("accepts exactly what the schema accepts, unchanged", async () => {
+    const b = run().phases(phase("train", T0 + 10, -1), phase("train", T0 + 20, T0 + 30), phase("x", T0 + 30, T0 + H + 5));
+    await indexPhaseHours(nodeWriterFs, b.dash, silent);
+    const key = fs.readdirSync(path.join(b.dash, "index/phases")).sort()[1]!.replace(".json", "");
+    const valid = JSON.parse(fs.readFileSync(path.join(b.dash, phaseIndexRel(key)), "utf8")) as Record<string, unknown>;
+    expect(parsePhaseIndexFile(valid)).toEqual(valid);
+    const facts = valid.facts as Record<string, unknown>;
+    expect((facts.closes as unknown[]).length).toBe(1);
+    const bad = [NaN, Infinity, -1, 1.5, "1", null, undefined, [], {}, true];
+    const variants: unknown[] = [null, [], "x", { ...valid, extra: 1 }];
+    for (const k of Object.keys(valid)) {
+      const { [k]: _gone, ...rest } = valid;
+      variants.push(rest);
+      for (const v of bad) variants.push({ ...valid, [k]: v });
+    }
+    for (const k of Object.keys(facts)) {
+      const { [k]: _gone, ...rest } = facts;
+      variants.push({ ...valid, facts: rest }, { ...valid, facts: { ...facts, extra: 0 } });
+      for (const v of bad) variants.push({ ...valid, facts: { ...facts, [k]: v } });
+    }
+    const open = [7, T0 + 10, "10.0.0.1", 0, "train"];
+    const close = [T0 + 30, "n1", 0, "x"];
+    for (const [field, tuple] of [["open", open], ["closes", close]] as const) {
+      variants.push({ ...valid, facts: { ...facts, [field]: [tuple] } });
+      variants.push({ ...valid, facts: { ...facts, [field]: [[...tuple, 1]] } }, { ...valid, facts: { ...facts, [field]: [tuple.slice(1)] } });
+      for (let i = 0; i < tuple.length; i++) for (const v of bad) variants.push({ ...valid, facts: { ...facts, [field]: [tuple.map((x, j) => (j === i ? v : x))] } });
+    }
+    let accepted = 0;
+    for (const v of variants) {
+      const z = PhaseIndexFileSchema.safeParse(v);
+      const got = parsePhaseIndexFile(v);
+      expect(got, JSON.stringify(v)).toEqual(z.success ? z.data : null);
+      if (z.success) accepted++;
+    }
+    expect(accepted).toBeGreaterThan(3);
+    expect(accepted).toBeLessThan(variants.length / 4);
   });
 });
 

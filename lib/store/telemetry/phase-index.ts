@@ -14,7 +14,7 @@ import {
   HOUR_S,
   OPEN_T1,
   PHASE_INDEX_FINGERPRINT_BYTES,
-  PhaseIndexFileSchema,
+  parsePhaseIndexFile,
   type PhaseHourFacts,
   type PhaseIndexFile,
 } from "@/lib/store/format";
@@ -82,19 +82,31 @@ export function factsBounds(f: PhaseHourFacts): { minT: number; maxT: number } {
  */
 export function unmatchedAcrossHours(facts: readonly PhaseHourFacts[]): number[][] | null {
   if (facts.some((f) => !f.exact)) return null;
-  const key = (t0: number, node: string, rank: number, name: string) => JSON.stringify([t0, node, rank, name]);
-  /** key → the hours holding a closed row of that key */
-  const closedIn = new Map<string, number[]>();
-  facts.forEach((f, k) => {
+  // Markers by t0, then rank (every rank of a step opens its phase at one t0: a list per t0
+  // alone would compare each closing row with ~1024 markers); each candidate's node and
+  // name still compared. t0 and rank compare as Map keys do: finite numbers, −0 is 0.
+  const byT0 = new Map<number, Map<number, [hour: number, at: number][]>>();
+  facts.forEach((f, k) =>
+    f.open.forEach(([, t0, , rank], at) => {
+      let byRank = byT0.get(t0);
+      if (!byRank) byT0.set(t0, (byRank = new Map<number, [hour: number, at: number][]>()));
+      const list = byRank.get(rank);
+      if (list) list.push([k, at]);
+      else byRank.set(rank, [[k, at]]);
+    }),
+  );
+  const closed = facts.map((f) => new Uint8Array(f.open.length));
+  facts.forEach((f, k2) => {
     for (const [t0, node, rank, name] of f.closes) {
-      const hours = closedIn.get(key(t0, node, rank, name));
-      if (!hours) closedIn.set(key(t0, node, rank, name), [k]);
-      else if (hours[hours.length - 1] !== k) hours.push(k);
+      const list = byT0.get(t0)?.get(rank);
+      if (!list) continue;
+      for (const [k, at] of list) {
+        const m = facts[k]!.open[at]!;
+        if (k !== k2 && m[2] === node && m[4] === name) closed[k]![at] = 1;
+      }
     }
   });
-  return facts.map((f, k) =>
-    f.open.filter(([, t0, node, rank, name]) => !(closedIn.get(key(t0, node, rank, name)) ?? []).some((k2) => k2 !== k)).map(([row]) => row),
-  );
+  return facts.map((f, k) => f.open.flatMap(([row], at) => (closed[k]![at] ? [] : [row])));
 }
 
 /** The fingerprint of `[0, size)`: its first and its last PHASE_INDEX_FINGERPRINT_BYTES bytes, base64. */
@@ -127,14 +139,13 @@ export async function indexPhaseFile(read: ReadAt, stat: { size: number; mtimeMs
  */
 export async function factsFromIndex(text: string, read: ReadAt, stat: { size: number; mtimeMs: number }): Promise<PhaseHourFacts | null> {
   const { size, mtimeMs } = stat;
-  let file: PhaseIndexFile;
+  let file: PhaseIndexFile | null;
   try {
-    const parsed = PhaseIndexFileSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) return null;
-    file = parsed.data;
+    file = parsePhaseIndexFile(JSON.parse(text));
   } catch {
-    return null;
+    return null; // not JSON
   }
+  if (!file) return null;
   if (file.size !== size || file.mtimeMs !== mtimeMs) return null;
   const fp = await phaseFileFingerprint(read, size);
   return fp.head === file.head && fp.tail === file.tail ? file.facts : null;
