@@ -304,6 +304,9 @@ export async function startCollector(opts: CollectorOptions): Promise<CollectorH
       }
       const lost = writer.pending();
       if (lost > 0) log.error(`shutting down with ${lost} records that could not be written to ${dashDir}`);
+      // The run's last phase hours get their index too (docs/formats.md §4.16), while the
+      // lock still says this process is the run's writer.
+      await writer.close();
       await lock.release();
       log.info(`collector stopped (${dashDir})`);
       return { ok: lost === 0, lost };

@@ -5,7 +5,7 @@
  * is released and the process exits while lines are still being written
  * (seen as missing lines in collector/disk-full.test.ts).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -50,5 +50,19 @@ describe("collector stop", () => {
     expect(slowWrites).toBe(1);
     expect(readFileSync(join(h.dashDir, "data_buffer.jsonl"), "utf8").split("\n")).toHaveLength(101);
     expect(existsSync(join(h.dashDir, ".collector.lock"))).toBe(false);
+  });
+
+  it("indexes the phase hours it wrote before it releases the lock (docs/formats.md §4.16)", async () => {
+    const h = await startCollector({ runDir: dump, gpuSource: "none", flushIntervalS: 60, log: captureLog(), now: () => 1000 });
+    const o = { node: "10.0.0.1", gpus: [0], rank: 0, role: "train" as const };
+    // two hours: neither is two hours behind the newest, so only stopping indexes them
+    h.writer.add("phases", [{ name: "a", t0: 3600 * 500 + 1, t1: -1, ...o }, { name: "a", t0: 3600 * 500 + 1, t1: 3600 * 501 + 2, ...o }]);
+    await h.flush();
+    expect(existsSync(join(h.dashDir, "index"))).toBe(false);
+    expect(await h.stop()).toEqual({ ok: true, lost: 0 });
+    const index = join(h.dashDir, "index", "phases");
+    expect(readdirSync(index).sort()).toEqual(readdirSync(join(h.dashDir, "phases")).map((n) => n.replace(".jsonl", ".json")).sort());
+    const second = JSON.parse(readFileSync(join(index, readdirSync(index).sort()[1]!), "utf8")) as { facts: { closes: unknown[] } };
+    expect(second.facts.closes).toEqual([[3600 * 500 + 1, "10.0.0.1", 0, "a"]]);
   });
 });
