@@ -197,8 +197,8 @@ export async function ensureScaleRun(dataDir: string, nodes: number, hours: numb
  * reads like freshly generated data. Does nothing when every hour's index is current.
  */
 async function indexOldPhaseHours(runDir: string, log: (s: string) => void): Promise<void> {
-  const done = await indexPhaseHours(nodeWriterFs, path.join(runDir, "dashboard"), { warn: log });
-  if (done.length > 0) log(`  ${path.basename(runDir)}: indexed ${done.length} phase hours written before the writer kept their index`);
+  const { indexed } = await indexPhaseHours(nodeWriterFs, path.join(runDir, "dashboard"), { warn: log });
+  if (indexed.length > 0) log(`  ${path.basename(runDir)}: indexed ${indexed.length} phase hours written before the writer kept their index`);
 }
 
 /** Bytes under `dir` (files, recursively). */

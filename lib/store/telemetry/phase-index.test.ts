@@ -93,8 +93,10 @@ describe("OPEN markers resolved across hours from the hours' facts", () => {
       const parsed = await facts(open(b));
       expect(unmatchedAcrossHours(parsed!), `seed ${seed}, parsed`).toEqual(want);
 
-      const indexed = await indexPhaseHours(nodeWriterFs, b.dash, silent);
+      const { indexed, current } = await indexPhaseHours(nodeWriterFs, b.dash, silent);
       expect(indexed.length).toBe(want.length);
+      expect(current).toEqual([]);
+      expect((await indexPhaseHours(nodeWriterFs, b.dash, silent)).current).toEqual(indexed);
       const store = open(b);
       const fromIndex = await facts(store);
       expect(fromIndex).toEqual(parsed);

@@ -116,20 +116,23 @@ export async function indexHour(fs: WriterFs, dashDir: string, key: string, log:
 }
 
 /**
- * Index every phase hour of a run whose index is missing or was made from another size
- * of the file (a run written before the writer kept indexes, or by a writer that stopped
- * before it closed). Only for a run no collector is writing. Returns the hours indexed.
+ * Index every phase hour of a run whose index is missing or no longer matches its file (a
+ * run written before the writer kept indexes, by miles, or by a writer that stopped before
+ * it closed). Only for a run no collector is writing. `indexed`: the hours indexed now;
+ * `current`: those whose index already matched; the rest could not be indexed (a partial
+ * last line, or an error the log was told).
  */
-export async function indexPhaseHours(fs: WriterFs, dashDir: string, log: IndexerLog): Promise<string[]> {
+export async function indexPhaseHours(fs: WriterFs, dashDir: string, log: IndexerLog): Promise<{ indexed: string[]; current: string[]; hours: number }> {
   const names = (await fs.listDir(join(dashDir, "phases"))) ?? [];
-  const done: string[] = [];
+  const out = { indexed: [] as string[], current: [] as string[], hours: 0 };
   for (const name of names.sort()) {
     const key = HOUR_FILE_RE.exec(name)?.[1];
     if (key === undefined || hourStartOfKey(key) === null) continue;
-    if (await upToDate(fs, dashDir, key)) continue;
-    if (await indexHour(fs, dashDir, key, log)) done.push(key);
+    out.hours++;
+    if (await upToDate(fs, dashDir, key)) out.current.push(key);
+    else if (await indexHour(fs, dashDir, key, log)) out.indexed.push(key);
   }
-  return done;
+  return out;
 }
 
 async function upToDate(fs: WriterFs, dashDir: string, key: string): Promise<boolean> {
