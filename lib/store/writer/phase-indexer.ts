@@ -9,9 +9,9 @@
  * still gets rows for a while after it ends), and every hour written is indexed when the
  * writer closes. An hour appended to after it was indexed is indexed again at the next
  * of those points (at most once a minute while the writer runs); meanwhile its index no
- * longer matches the file and readers ignore it. Indexing runs beside the flushes (it reads `[0, size)` of a file only appended
- * to), one hour at a time; it never fails a flush: an error is logged and the hour is left
- * without an index (readers parse it).
+ * longer matches the file and readers ignore it. Indexing runs beside the flushes (it
+ * reads `[0, size)` of a file that is only appended to), one hour at a time; it never fails
+ * a flush: an error is logged and the hour is left without an index (readers parse it).
  */
 import { join } from "node:path";
 import { hourKeyOfIndex, hourStartOfKey, HOUR_FILE_RE, PHASE_INDEX_DIR, phaseIndexRel } from "@/lib/store/format";
@@ -21,7 +21,7 @@ import type { WriterFileHandle, WriterFs } from "./writer-fs";
 
 /** Hours between an hour and the newest written before the hour is indexed. */
 export const LAG_HOURS = 2;
-/** An hour indexed this recently waits for the writer to close before it is indexed again. */
+/** An hour indexed this recently is not indexed again before this much time has passed (or the writer closes). */
 const REINDEX_MS = 60_000;
 
 export interface IndexerLog {
@@ -61,7 +61,9 @@ export class PhaseIndexer {
 
   /** Index every hour appended to and not indexed since (the writer closes). */
   async finish(): Promise<void> {
-    await this.running;
+    // A pass a flush kicked may start while an earlier one is awaited: never two at once
+    // (they would write the same hour's temporary file).
+    while (this.busy) await this.running;
     this.start(true);
     await this.running;
   }
