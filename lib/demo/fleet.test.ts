@@ -28,8 +28,13 @@ function treeHash(dir: string): string {
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(d, e.name);
+      const rel = path.relative(dir, p);
       if (e.isDirectory()) walk(p);
-      else h.update(path.relative(dir, p)).update(fs.readFileSync(p));
+      else if (rel.includes(`index${path.sep}phases`)) {
+        // a phase hour index (docs/formats.md §4.16) carries its hour file's mtime: the rest must repeat
+        const { mtimeMs: _t, ...rest } = JSON.parse(fs.readFileSync(p, "utf8")) as { mtimeMs: number };
+        h.update(rel).update(JSON.stringify(rest));
+      } else h.update(rel).update(fs.readFileSync(p));
     }
   };
   walk(dir);
@@ -54,6 +59,9 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 describe("writeFleetRun stream", () => {
   it("writes the same bytes on every run of the same seed", () => {
     expect(treeHash(dirs.streamed)).toBe(treeHash(dirs.again));
+    // closed: every phase hour has its index
+    const dash = path.join(dirs.streamed, "dashboard");
+    expect(fs.readdirSync(path.join(dash, "index", "phases")).sort()).toEqual(fs.readdirSync(path.join(dash, "phases")).map((n) => n.replace(".jsonl", ".json")).sort());
   });
 
   it("keeps every phase, open marker and metrics record of the whole-run simulation", () => {

@@ -341,5 +341,6 @@ export async function writeFleetRun(runDir: string, o: FleetRunOptions): Promise
   if (o.finished && lastLogged >= 0) {
     await writer.writeMeta({ run_name: o.name, start_ts: base, args: { ...fleetArgs(o.name, nodes), num_rollout: lastLogged + 1 } });
   }
+  await writer.close(); // the phase hour index of the hours not indexed yet (docs/formats.md §4.16)
   return step;
 }

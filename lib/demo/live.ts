@@ -311,7 +311,7 @@ export async function startDemoLiveWriter(runDir: string, opts: LiveWriterOption
       await chain;
       stopped = true;
       em.finish(now());
-      await writer.flush();
+      await writer.close(); // with the phase hour index (docs/formats.md §4.16)
     },
   };
 }

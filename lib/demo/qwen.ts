@@ -439,7 +439,7 @@ export async function writeQwenTelemetry(runDir: string, plan: QwenPlan, nowS: n
     });
   }
   em.emitUntil(at(plan.end));
-  await writer.flush();
+  await writer.close(); // with the phase hour index (docs/formats.md §4.16)
 }
 
 function feedAttempt(em: SimEmitter, a: Attempt, at: (t: number) => number, aborted: boolean): void {
