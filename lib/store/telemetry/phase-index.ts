@@ -3,7 +3,8 @@
  * reader's own parse of an hour (`parsePhaseRange`, or a block the store already holds), so
  * an index says exactly what parsing the hour would have said. The writer calls
  * `indexPhaseFile` for the hours it has finished with (lib/store/writer/phase-indexer.ts);
- * the store calls `readPhaseIndex` before parsing an hour only to learn its facts.
+ * the store calls `factsFromIndex` (MetricStore.phaseHourFacts) before parsing an hour only
+ * to learn its facts.
  *
  * Resolving OPEN markers across hours from facts alone (`unmatchedAcrossHours`) is exact
  * when every hour's facts are: a marker of hour k lies in hour k, so a closed row of hour
