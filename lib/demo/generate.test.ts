@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAdvisory } from "@/lib/advisory";
-import { openDumpReader } from "@/lib/store/dumps";
+import { openDumpReader as openDumps } from "@/lib/store/dumps";
 import { openMetricStore, type MetricStore } from "@/lib/store/telemetry";
 import { engineSeries } from "@/lib/timeline/engine";
 import { metricSeries } from "@/lib/timeline/metrics";
@@ -20,13 +20,21 @@ const NOW = 1_764_400_000;
 let root: string;
 const run = (name: string) => path.join(root, name);
 const store = (name: string): MetricStore => openMetricStore(run(name), { follow: false });
+/** Readers opened here are closed after the tests (open archives closed by GC warn, DEP0137). */
+const readers: ReturnType<typeof openDumps>[] = [];
+const openDumpReader = (dir: string) => {
+  const d = openDumps(dir);
+  readers.push(d);
+  return d;
+};
 
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "rlboard-demo-"));
   await generateDemoRuns(root, { nowS: NOW });
 }, 120_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await Promise.all(readers.map((d) => d.close()));
   fs.rmSync(root, { recursive: true, force: true });
 });
 
