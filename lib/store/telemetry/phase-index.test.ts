@@ -174,6 +174,25 @@ describe("an index stands in for its hour only while it describes the file", () 
     const store = open(b);
     expect(unmatchedAcrossHours((await facts(store))!)).toEqual([[0], []]);
     expect((await store.phases.files())[1]!.block).not.toBeNull(); // parsed, not taken from the link
+
+    // An index whose marker rows lie past its rows, and one larger than both 1 MiB and its
+    // hour: the hour is parsed.
+    const first = path.join(b.dash, phaseIndexRel(path.basename(fs.readdirSync(path.join(b.dash, "phases")).sort()[0]!, ".jsonl")));
+    const valid = fs.readFileSync(first, "utf8");
+    const used = async () => {
+      const s = open(b);
+      expect(unmatchedAcrossHours((await facts(s))!)).toEqual([[0], []]);
+      return (await s.phases.files())[0]!.block === null;
+    };
+    expect(await used()).toBe(true);
+    const j = JSON.parse(valid) as { facts: { open: [number, ...unknown[]][]; rows: number } };
+    j.facts.open = j.facts.open.map(([, ...rest]) => [j.facts.rows, ...rest]);
+    fs.writeFileSync(first, JSON.stringify(j));
+    expect(await used()).toBe(false);
+    fs.writeFileSync(first, valid + " ".repeat(1 << 20));
+    expect(await used()).toBe(false);
+    fs.writeFileSync(first, valid);
+    expect(await used()).toBe(true);
   });
 
   it("inexact facts (a marker outside its hour) and a legacy file send the markers back to row-by-row matching", async () => {

@@ -134,7 +134,8 @@ export async function indexPhaseFile(read: ReadAt, stat: { size: number; mtimeMs
 
 /**
  * The facts an index file's text gives for an hour file of `stat.size` bytes read by `read`;
- * null when the text is not a valid index, or was made from other bytes (another size,
+ * null when the text is not a valid index (its marker rows out of order or past its row
+ * count included), or was made from other bytes (another size,
  * modification time or fingerprint: the hour grew, was edited or was replaced after it was
  * indexed — or was copied without its times, then it is only parsed again).
  */
@@ -148,6 +149,9 @@ export async function factsFromIndex(text: string, read: ReadAt, stat: { size: n
   }
   if (!file) return null;
   if (file.size !== size || file.mtimeMs !== mtimeMs) return null;
+  // Marker rows as a parse lists them: ascending, inside the hour's rows.
+  const { open, rows } = file.facts;
+  for (let i = 0; i < open.length; i++) if (open[i]![0] >= rows || (i > 0 && open[i - 1]![0] >= open[i]![0])) return null;
   const fp = await phaseFileFingerprint(read, size);
   return fp.head === file.head && fp.tail === file.tail ? file.facts : null;
 }

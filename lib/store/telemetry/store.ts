@@ -439,9 +439,14 @@ export class MetricStore {
   /** An hour's facts from its index file, when there is one made from the file's current bytes. */
   private async indexedFacts(f: TailFile<PhaseBlock>): Promise<PhaseHourFacts | null> {
     const fsys = this.fs;
+    const rel = fsys.relOf(path.join(this.dir, phaseIndexRel(f.key)));
     let text: string;
     try {
-      text = (await fsys.readFile(fsys.relOf(path.join(this.dir, phaseIndexRel(f.key))))).toString("utf8");
+      // An index is smaller than its hour (a tuple per marker or crossing row, ~50 bytes,
+      // against a line per row): a larger one is not read into memory.
+      const st = await fsys.statOrNull(rel);
+      if (!st || st.size > Math.max(1 << 20, f.size)) return null;
+      text = (await fsys.readFile(rel)).toString("utf8");
     } catch {
       return null; // none (or one outside the run directory): the hour is parsed
     }
