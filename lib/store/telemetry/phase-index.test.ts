@@ -134,6 +134,26 @@ describe("OPEN markers resolved across hours from the hours' facts", () => {
   });
 });
 
+describe("facts of resident hours", () => {
+  it("are made once per block and again when the block grows", async () => {
+    const o = { node: "10.0.0.1", gpus: [0], rank: 0 };
+    const b = run().phases(phase("a", T0 + 10, -1, o), phase("a", T0 + 10, T0 + H + 5, o));
+    const store = openMetricStore(b.runDir, { follow: true, statIntervalMs: 0 });
+    await store.phases.read(await store.phases.files()); // resident, as a followed run's hours are
+    const first = (await facts(store))!;
+    const again = (await facts(store))!;
+    expect(again[0]).toBe(first[0]);
+    expect(again[1]).toBe(first[1]);
+    b.phases(phase("b", T0 + H + 6, T0 + H + 7, o)); // the newest hour grows
+    await store.phases.read(await store.phases.files());
+    const grown = (await facts(store))!;
+    expect(grown[0]).toBe(first[0]);
+    expect(grown[1]).not.toBe(first[1]);
+    expect(grown.map((f) => f.rows)).toEqual([1, 2]);
+    expect(unmatchedAcrossHours(grown)).toEqual([[], []]);
+  });
+});
+
 describe("an index stands in for its hour only while it describes the file", () => {
   it("is ignored once the hour grows, is replaced, is corrupt or leads outside the run", async () => {
     const o = { node: "10.0.0.1", gpus: [0], rank: 0 };

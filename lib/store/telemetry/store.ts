@@ -432,8 +432,21 @@ export class MetricStore {
     const facts = await Promise.all(files.map((f) => (f.block !== null && f.offset > 0 ? Promise.resolve(null) : this.indexedFacts(f))));
     const missing = files.flatMap((_, k) => (facts[k] === null ? [k] : []));
     const blocks = await this.phases.read(missing.map((k) => files[k]!));
-    missing.forEach((k, m) => (facts[k] = phaseHourFacts(blockRows(blocks[m]!), files[k]!.hourStart!)));
+    missing.forEach((k, m) => (facts[k] = this.blockFacts(blocks[m]!, files[k]!.hourStart!)));
     return facts as PhaseHourFacts[];
+  }
+
+  /**
+   * Facts of a resident phase block, kept while it has the same rows: a followed run's plan
+   * is made again whenever its newest hour grows, and the closed hours' blocks do not change.
+   */
+  private readonly factsOfBlock = new WeakMap<PhaseBlock, { n: number; facts: PhaseHourFacts }>();
+  private blockFacts(b: PhaseBlock, hourStart: number): PhaseHourFacts {
+    const hit = this.factsOfBlock.get(b);
+    if (hit && hit.n === b.n) return hit.facts;
+    const facts = phaseHourFacts(blockRows(b), hourStart);
+    this.factsOfBlock.set(b, { n: b.n, facts });
+    return facts;
   }
 
   /** An hour's facts from its index file, when there is one made from the file's current bytes. */
