@@ -31,8 +31,8 @@ export interface RangeResult {
 /** Reads up to `len` bytes at file offset `pos` into `buf[0…)`; resolves the count (0 at the end). */
 export type ReadAt = (buf: Buffer, len: number, pos: number) => Promise<number>;
 
-/** `ReadAt` over an open file. */
-export function fileReader(fh: fs.promises.FileHandle): ReadAt {
+/** `ReadAt` over an open file (a `FileHandle`, or the writer's `WriterFileHandle`). */
+export function fileReader(fh: { read(buf: Uint8Array, off: number, len: number, pos: number): Promise<{ bytesRead: number }> }): ReadAt {
   return async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead;
 }
 

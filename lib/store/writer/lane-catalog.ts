@@ -13,7 +13,7 @@
  */
 import { join } from "node:path";
 import { HOUR_FILE_RE, LANE_CATALOG_FILE, LaneCatalog, PhaseEvent, TopologySnapshot } from "@/lib/store/format";
-import type { WriterFs } from "./writer-fs";
+import { replaceFile, type WriterFs } from "./writer-fs";
 
 /** Load the catalog of a dashboard dir; a missing file is an empty catalog. Throws on a corrupt file. */
 export async function loadLaneCatalog(fs: WriterFs, dashDir: string): Promise<LaneCatalog> {
@@ -89,7 +89,5 @@ export async function hasLaneStreams(fs: WriterFs, dashDir: string): Promise<boo
 
 /** Atomically replace `lane_catalog.json` (write `.tmp`, rename). */
 export async function writeLaneCatalog(fs: WriterFs, dashDir: string, cat: LaneCatalog): Promise<void> {
-  const path = join(dashDir, LANE_CATALOG_FILE);
-  await fs.writeFile(`${path}.tmp`, cat.serialize());
-  await fs.rename(`${path}.tmp`, path);
+  await replaceFile(fs, join(dashDir, LANE_CATALOG_FILE), cat.serialize());
 }

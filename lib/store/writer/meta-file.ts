@@ -5,12 +5,10 @@
  */
 import { join } from "node:path";
 import { META_FILE, parseMetaPy, serializeMeta, type RunMeta } from "@/lib/store/format";
-import type { WriterFs } from "./writer-fs";
+import { replaceFile, type WriterFs } from "./writer-fs";
 
 export async function writeMeta(fs: WriterFs, dashDir: string, meta: RunMeta): Promise<void> {
-  const path = join(dashDir, META_FILE);
-  await fs.writeFile(`${path}.tmp`, serializeMeta(meta));
-  await fs.rename(`${path}.tmp`, path);
+  await replaceFile(fs, join(dashDir, META_FILE), serializeMeta(meta));
 }
 
 /** The previous run header, if a readable one exists (used to keep args across restarts). */

@@ -16,8 +16,8 @@
 import { join } from "node:path";
 import { hourKeyOfIndex, hourStartOfKey, HOUR_FILE_RE, PHASE_INDEX_DIR, phaseIndexRel } from "@/lib/store/format";
 import { factsFromIndex, indexPhaseFile } from "@/lib/store/telemetry/phase-index";
-import type { ReadAt } from "@/lib/store/telemetry/read-range";
-import type { WriterFileHandle, WriterFs } from "./writer-fs";
+import { fileReader } from "@/lib/store/telemetry/read-range";
+import { replaceFile, type WriterFs } from "./writer-fs";
 
 /** Hours between an hour and the newest written before the hour is indexed. */
 export const LAG_HOURS = 2;
@@ -100,15 +100,14 @@ export async function indexHour(fs: WriterFs, dashDir: string, key: string, log:
     const fh = await fs.openRead(join(dashDir, "phases", `${key}.jsonl`));
     let text: string | null;
     try {
-      const index = await indexPhaseFile(readerOf(fh), await fh.stat(), hourStart);
+      const index = await indexPhaseFile(fileReader(fh), await fh.stat(), hourStart);
       text = index && JSON.stringify(index);
     } finally {
       await fh.close();
     }
     if (text === null) return false;
     await fs.mkdir(join(dashDir, PHASE_INDEX_DIR));
-    await fs.writeFile(`${target}.tmp`, text);
-    await fs.rename(`${target}.tmp`, target);
+    await replaceFile(fs, target, text);
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
@@ -143,15 +142,11 @@ async function upToDate(fs: WriterFs, dashDir: string, key: string): Promise<boo
   try {
     const fh = await fs.openRead(join(dashDir, "phases", `${key}.jsonl`));
     try {
-      return (await factsFromIndex(text, readerOf(fh), await fh.stat())) !== null;
+      return (await factsFromIndex(text, fileReader(fh), await fh.stat())) !== null;
     } finally {
       await fh.close();
     }
   } catch {
     return false;
   }
-}
-
-function readerOf(fh: WriterFileHandle): ReadAt {
-  return async (buf, len, pos) => (await fh.read(buf, 0, len, pos)).bytesRead;
 }

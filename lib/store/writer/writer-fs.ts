@@ -37,6 +37,12 @@ export interface WriterFs {
   forEachLine(path: string, onLine: (line: string) => void): Promise<boolean>;
 }
 
+/** Replace `path` with `text` so a reader never sees half a file: write `path.tmp`, rename it over. */
+export async function replaceFile(fs: WriterFs, path: string, text: string): Promise<void> {
+  await fs.writeFile(`${path}.tmp`, text);
+  await fs.rename(`${path}.tmp`, path);
+}
+
 const LINE_CHUNK = 1 << 20;
 
 async function forEachLine(path: string, onLine: (line: string) => void): Promise<boolean> {
