@@ -11,6 +11,7 @@
 import { ENGINE_INFO_FIELDS, RECORD_FIELDS } from "@/lib/store/format";
 import { CHUNK, Col, fitted, grown, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
 import type { Part } from "@/lib/store/telemetry/engine-parts";
+import type { ScannedRows } from "@/lib/store/telemetry/gpu-wasm";
 import {
   OPEN_T1,
   TRAJECTORY_KINDS,
@@ -630,7 +631,8 @@ export class GpuStage {
   sorted = true;
   minTs = Infinity;
   maxTs = -Infinity;
-  private lastTs = NaN;
+  /** The ts of the last row pushed (NaN: none): a row with another ts opens a tick group. */
+  lastTs = NaN;
   constructor(cap = 4096) {
     this.lane = new Uint16Array(cap);
     this.util = new Uint8Array(cap);
@@ -655,6 +657,31 @@ export class GpuStage {
     this.util[i] = util;
     this.mem[i] = mem;
     this.power[i] = power;
+  }
+  /**
+   * Rows decoded elsewhere (gpu-wasm.ts), as if each had been `push`ed: the groups they
+   * open are given (group k starts at their row `gStart[k]`; rows before the first
+   * continue this stage's last group).
+   */
+  appendScanned(r: ScannedRows): void {
+    const { n, g } = r;
+    while (this.n + n > this.lane.length) this.grow();
+    const at = this.n;
+    this.lane.set(r.lane, at);
+    this.util.set(r.util, at);
+    this.mem.set(r.mem, at);
+    this.power.set(r.power, at);
+    for (let k = 0; k < g; k++) {
+      const ts = r.gTs[k]!;
+      if (ts < this.lastTs) this.sorted = false;
+      const j = this.g++;
+      this.gTs[j] = ts;
+      this.gStart[j] = at + r.gStart[k]!;
+      this.lastTs = ts;
+      if (ts < this.minTs) this.minTs = ts;
+      if (ts > this.maxTs) this.maxTs = ts;
+    }
+    this.n = at + n;
   }
   /** Empty again (its arrays kept). */
   clear(): void {

@@ -13,6 +13,7 @@
  * lib/store/telemetry/ingest.test.ts checks both paths agree on such lines.
  */
 import { OPEN_T1, parseLenientJson } from "@/lib/store/format";
+import { gpuWasm, Stop, WASM_HEAD_MAX, type GpuWasmScan } from "@/lib/store/telemetry/gpu-wasm";
 import {
   addEngineRecord,
   addGpuRecord,
@@ -371,11 +372,18 @@ abstract class LineScanner<B> {
   ingest(buf: Buffer, start: number, end: number, fileOffset: number, block: B): IngestResult {
     this.buf = buf;
     this.block = block;
-    const res = scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
-    this.buf = Buffer.alloc(0);
-    this.block = null;
-    this.flush(block);
-    return res;
+    try {
+      return this.scan(buf, start, end, fileOffset);
+    } finally {
+      this.buf = Buffer.alloc(0);
+      this.block = null;
+      this.flush(block);
+    }
+  }
+
+  /** The lines of `[start, end)` into the block `ingest` was given: the fast decoder, else the generic path. */
+  protected scan(buf: Buffer, start: number, end: number, fileOffset: number): IngestResult {
+    return scanLines(buf, start, end, fileOffset, this.fastFn, this.slowFn);
   }
 
   /**
@@ -490,27 +498,35 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
     block.appendStage(this.stage);
   }
 
+  /**
+   * The head `{"ts":…,"node":"…","gpu":` of the line at `pos` parsed and kept (`headTs`,
+   * `headNode`): the offset after it, or -1 when the line does not start in that shape.
+   */
+  private parseHead(buf: Uint8Array, pos: number, end: number): number {
+    if (!lit(buf, pos, P_TS)) return -1;
+    const ts = this.tsAt(buf, pos + P_TS.length, end);
+    if (cursor < 0 || !lit(buf, cursor, P_NODE)) return -1;
+    const ns = cursor + P_NODE.length;
+    const ne = skipString(buf, ns, end);
+    if (ne < 0 || !lit(buf, ne, P_GPU)) return -1;
+    const node = this.nodes.id(buf, ns, ne);
+    const at = ne + P_GPU.length;
+    this.keepHead(viewOf(buf), pos, at - pos, ts, node);
+    return at;
+  }
+
   fast(buf: Uint8Array, pos: number, end: number): number {
-    let ts: number;
-    let node: number;
     let at: number;
     const L = this.headLen;
     if (L > 0 && pos + L < end && sameHead(viewOf(buf), pos, this.headView, L)) {
       // `{"ts":…,"node":"…","gpu":` as the line before had it, byte for byte: its ts and node.
-      ts = this.headTs;
-      node = this.headNode;
       at = pos + L;
     } else {
-      if (!lit(buf, pos, P_TS)) return -1;
-      ts = this.tsAt(buf, pos + P_TS.length, end);
-      if (cursor < 0 || !lit(buf, cursor, P_NODE)) return -1;
-      const ns = cursor + P_NODE.length;
-      const ne = skipString(buf, ns, end);
-      if (ne < 0 || !lit(buf, ne, P_GPU)) return -1;
-      node = this.nodes.id(buf, ns, ne);
-      at = ne + P_GPU.length;
-      this.keepHead(viewOf(buf), pos, at - pos, ts, node);
+      at = this.parseHead(buf, pos, end);
+      if (at < 0) return -1;
     }
+    const ts = this.headTs;
+    const node = this.headNode;
     // The three keys after the GPU index are compared here, word by word (as `lit` does:
     // called, it was not inlined into this function, and cost ~15 % of a 1024-GPU hour).
     const v = viewOf(buf);
@@ -529,9 +545,78 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
     const byGpu = (this.laneCache[node] ??= []);
     let lane = byGpu[gpu];
     if (lane === undefined) byGpu[gpu] = lane = this.dicts.laneId(this.nodeNames[node]!, gpu);
+    if (this.lending !== null) this.lending.setLane(node, gpu, lane);
     this.stage.push(ts, lane, util, mem, power);
     return nl;
   }
+
+  /** The WebAssembly loop this scanner drives while `scan` runs it (it learns lanes from the lines taken here). */
+  private lending: GpuWasmScan | null = null;
+
+  /**
+   * With WebAssembly (gpu-wasm.ts): its loop decodes the lines that repeat the head kept
+   * there; every line it stops at is taken here — a new head is parsed and handed to it,
+   * any other line goes through `fast` / the generic path, after the rows before it.
+   */
+  protected scan(buf: Buffer, start: number, end: number, fileOffset: number): IngestResult {
+    const w = end - start >= wasmMinBytes ? gpuWasm() : null;
+    if (!w) return super.scan(buf, start, end, fileOffset);
+    w.claim(this);
+    const base = w.base;
+    const e = w.load(buf, start, end);
+    const res: IngestResult = { corrupt: 0, firstCorruptAt: -1 };
+    const stage = this.stage;
+    w.lastTs = stage.lastTs;
+    this.lending = w;
+    try {
+      let p = base;
+      for (;;) {
+        const stop = w.scan(p, e);
+        p = w.pos;
+        if (stop === Stop.End) break;
+        if (stop === Stop.Full) {
+          this.takeRows(w);
+          continue;
+        }
+        const at = p - base + start;
+        if (stop === Stop.Head) {
+          const after = this.parseHead(buf, at, end);
+          const len = after - at;
+          if (after >= 0 && len >= 8 && len <= WASM_HEAD_MAX && Number.isFinite(this.headTs)) {
+            w.setHead(p, len, this.headTs, this.headNode);
+            continue;
+          }
+        }
+        this.takeRows(w);
+        const nl = buf.indexOf(10, at);
+        const next = nl < 0 || nl >= end ? end : nl + 1;
+        const r = super.scan(buf, at, next, fileOffset + (at - start));
+        if (r.corrupt > 0) {
+          res.corrupt += r.corrupt;
+          if (res.firstCorruptAt < 0) res.firstCorruptAt = r.firstCorruptAt;
+        }
+        w.lastTs = stage.lastTs;
+        p = base + (next - start);
+      }
+      this.takeRows(w);
+    } finally {
+      this.lending = null;
+    }
+    return res;
+  }
+
+  private takeRows(w: GpuWasmScan): void {
+    const rows = w.take();
+    if (rows) this.stage.appendScanned(rows);
+  }
+}
+
+/** Ranges shorter than this skip the WebAssembly loop (a followed file's few new lines). */
+let wasmMinBytes = 64 << 10;
+
+/** Tests: the smallest range the gpu_util scanner hands to WebAssembly. */
+export function setGpuWasmMinBytes(n: number): void {
+  wasmMinBytes = n;
 }
 
 // ---------------------------------------------------------------------------------------
