@@ -40,6 +40,8 @@ function gpuText(seed: number, lines: number, nodes = 12): string {
     if (x < 0.04) return `-${ts}.5`;
     if (x < 0.05) return "1.7639136e9";
     if (x < 0.06) return `${ts}.12345678901234567`;
+    // 17 digits in 18 characters: a mantissa past 2^53 (JSON.parse rounds once; a division would round twice)
+    if (x < 0.12) return `${ts}.${String(Math.floor(r() * 1e7)).padStart(7, "0")}`;
     return `${ts}.${String(Math.floor(r() * 1000)).padStart(3, "0")}`;
   };
   const names = Array.from({ length: nodes }, (_, i) => (i === 3 ? "h\u00e9te" : i === 4 ? `node-${"x".repeat(80)}` : i === 5 ? 'a\\"b' : `10.1.${i >> 8}.${i & 255}`));

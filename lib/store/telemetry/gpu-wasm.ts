@@ -8,7 +8,9 @@
  * — is parsed by the JS scanner, which hands its bytes, ts and node id here; lines that
  * repeat it byte for byte (a node's GPUs, one line each per tick) are decoded here while
  * the rest of the line is in the collector's shape: three small unsigned integers in plain
- * digits after their keys, then `}` and the newline. At anything else it stops and says
+ * digits after their keys, then `}` and the newline. A new head whose ts is a plain decimal
+ * and whose node it has been handed before is taken here too (`scanProgram`), so the JS
+ * scanner sees each node's first head only. At anything else it stops and says
  * why, and the JS scanner takes that line: a new head, a number with a sign, a fraction,
  * an exponent, a leading zero or 10+ digits, a lane not in its table, the chunk end. So the
  * JS scanner stays the definition of the grammar and of every value; this loop is a
@@ -19,7 +21,7 @@
  * same wrap-around for values past the column's width), and a tick group opened whenever
  * a row's ts differs from the row before's, as `GpuStage.push` opens them.
  */
-import { assemble, F64, I32, op, type Code, type ValType } from "@/lib/store/telemetry/wasm-asm";
+import { assemble, F64, I32, I64, op, type Code, type ValType } from "@/lib/store/telemetry/wasm-asm";
 
 /** Why `scan` stopped. */
 export const Stop = {
@@ -36,13 +38,22 @@ export const Stop = {
 } as const;
 export type Stop = (typeof Stop)[keyof typeof Stop];
 
-/** Longest head handed in (the JS scanner keeps heads up to 96 bytes). */
+/** Longest head kept (the JS scanner keeps heads up to 96 bytes). */
 export const WASM_HEAD_MAX = 96;
-/** Lane table: node ids below NODE_SLOTS, GPU indices below GPU_SLOTS (others take the JS path). */
+/** Node ids below NODE_SLOTS have a lane row and a name kept; GPU indices below GPU_SLOTS a lane (others take the JS path). */
 const NODE_SLOTS = 2048;
 const GPU_SLOTS = 64;
+/** Longest node name kept. */
+const NAME_MAX = 64;
 /** Rows the buffers hold (a 2 MiB read chunk holds up to ~35 k fast lines: `Full` covers more). */
-const CAP = 32768;
+const CAP = 16384;
+
+/**
+ * 10^k for k ≤ 22, each exact: a decimal with a mantissa below 2^53 and k fraction digits
+ * is that mantissa / 10^k, one correctly rounded division — what JSON.parse gives (both
+ * decoders divide by this table).
+ */
+export const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 // Memory layout (bytes).
 const S_HEADLEN = 0;
@@ -53,8 +64,15 @@ const S_GROUPS = 16;
 const S_HEADTS = 24;
 const S_LASTTS = 32;
 const HEAD = 64;
-const LANES = 256;
-const OUT_LANE = LANES + NODE_SLOTS * GPU_SLOTS * 2;
+const POW = 256;
+const LANES = 512;
+/** Node names kept: an open-addressing table of node id + 1 (0: empty) by FNV-1a hash of the name. */
+const HASH = LANES + NODE_SLOTS * GPU_SLOTS * 2;
+const HASH_SLOTS = 2 * NODE_SLOTS;
+/** Node id → its name's length (+ 1; 0: not kept), and the name at NAMES + id · NAME_MAX. */
+const NAMELEN = HASH + HASH_SLOTS * 4;
+const NAMES = NAMELEN + NODE_SLOTS * 4;
+const OUT_LANE = NAMES + NODE_SLOTS * NAME_MAX;
 const OUT_UTIL = OUT_LANE + CAP * 2;
 const OUT_MEM = OUT_UTIL + CAP;
 const OUT_POWER = OUT_MEM + CAP * 4;
@@ -65,7 +83,7 @@ const PAGE = 1 << 16;
 /** Input room the memory starts with (a read chunk is 2 MiB; it grows for a longer one). */
 const IN_START = 4 << 20;
 
-if (OUT_GSTART + CAP * 4 > IN) throw new Error("gpu-wasm layout overlaps its input");
+if (OUT_GSTART + CAP * 4 > IN || OUT_GTS % 8 !== 0 || OUT_MEM % 4 !== 0) throw new Error("gpu-wasm layout does not fit");
 
 /** An 8-byte-or-longer literal at local `q` (bounded by local `e`), else branch out `out` levels; q moves past it. */
 function literal(text: string, q: number, e: number, out: number): Code {
@@ -82,6 +100,18 @@ function literal(text: string, q: number, e: number, out: number): Code {
   ];
 }
 
+/** A loop over the digits at local `q` (not past `e`): `each` runs with the digit's value in local `c`, then q moves on. */
+function digitLoop(q: number, e: number, c: number, each: Code): Code {
+  return op.block(
+    op.loop(
+      [...op.get(q), ...op.get(e), ...op.i32GeU, ...op.brIf(1)],
+      [...op.get(q), ...op.i32Load8u(), ...op.i32(48), ...op.i32Sub, ...op.tee(c), ...op.i32(9), ...op.i32GtU, ...op.brIf(1)],
+      each,
+      [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.set(q), ...op.br(0)],
+    ),
+  );
+}
+
 /**
  * A run of 1 to 9 digits at local `q` into local `dst` — not empty, no leading zero unless
  * alone, not running to `e` (what `readInt` takes as its own value) — else branch out.
@@ -90,14 +120,7 @@ function digits(dst: number, q: number, e: number, v: number, c: number, d0: num
   return [
     ...op.i32(0), ...op.set(v),
     ...op.get(q), ...op.set(d0),
-    ...op.block(
-      op.loop(
-        [...op.get(q), ...op.get(e), ...op.i32GeU, ...op.brIf(1)],
-        [...op.get(q), ...op.i32Load8u(), ...op.i32(48), ...op.i32Sub, ...op.tee(c), ...op.i32(9), ...op.i32GtU, ...op.brIf(1)],
-        [...op.get(v), ...op.i32(10), ...op.i32Mul, ...op.get(c), ...op.i32Add, ...op.set(v)],
-        [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.set(q), ...op.br(0)],
-      ),
-    ),
+    ...digitLoop(q, e, c, [...op.get(v), ...op.i32(10), ...op.i32Mul, ...op.get(c), ...op.i32Add, ...op.set(v)]),
     // c = digit count
     ...op.get(q), ...op.get(d0), ...op.i32Sub, ...op.tee(c), ...op.i32Eqz, ...op.brIf(out),
     ...op.get(c), ...op.i32(9), ...op.i32GtU, ...op.brIf(out),
@@ -107,55 +130,149 @@ function digits(dst: number, q: number, e: number, v: number, c: number, d0: num
   ];
 }
 
-/** `scan(p, e)`: decode lines from p while they repeat the head, up to e; returns a `Stop`, the position reached at S_POS. */
+/** `[src, src + len)` to `[dst, dst + len)` (8 ≤ len), 8 bytes at a time, the last word overlapping: reads nothing outside the source. */
+function copyWords(dst: number, src: number, len: number, i: number): Code {
+  return [
+    ...op.i32(0), ...op.set(i),
+    ...op.block(
+      op.loop(
+        [...op.get(i), ...op.i32(8), ...op.i32Add, ...op.get(len), ...op.i32GeU, ...op.brIf(1)],
+        [...op.get(dst), ...op.get(i), ...op.i32Add, ...op.get(src), ...op.get(i), ...op.i32Add, ...op.i64Load(), ...op.i64Store()],
+        [...op.get(i), ...op.i32(8), ...op.i32Add, ...op.set(i), ...op.br(0)],
+      ),
+    ),
+    ...op.get(dst), ...op.get(len), ...op.i32Add, ...op.i32(8), ...op.i32Sub,
+    ...op.get(src), ...op.get(len), ...op.i32Add, ...op.i32(8), ...op.i32Sub, ...op.i64Load(), ...op.i64Store(),
+  ];
+}
+
+/**
+ * `scan(p, e)`: decode lines from p up to e; returns a `Stop`, the position reached at
+ * S_POS. A line whose head is not the kept one is taken here when its head is in the
+ * collector's shape — a plain decimal ts (no sign, no exponent, at most 18 digits, below
+ * 2^53 as a mantissa: `readNumber`'s one division), a node name of printable ASCII without
+ * escapes — and its node name is one the JS scanner handed over before (`setHead`: the
+ * scanner's node ids are its own); otherwise it stops with `Stop.Head`.
+ */
 function scanProgram(): Code {
   // params
   const p = 0, e = 1;
   // i32 locals
-  const H = 2, q = 3, c = 4, v = 5, d0 = 6, gpu = 7, util = 8, mem = 9, pow = 10, rows = 11, groups = 12, lane = 13, i = 14, status = 15, node = 16;
+  const H = 2, q = 3, c = 4, v = 5, d0 = 6, gpu = 7, util = 8, mem = 9, pow = 10, rows = 11, groups = 12, lane = 13, i = 14, status = 15, node = 16, ns = 17, cand = 18, h = 19;
   // f64 locals
-  const ts = 17, lastTs = 18;
+  const ts = 20, lastTs = 21;
+  // i64 locals
+  const m = 22;
   const at0 = (addr: number): Code => op.i32(addr); // a fixed address (the constant offset does the rest)
   const setStatus = (s: Stop): Code => [...op.i32(s), ...op.set(status)];
-  // Inside the line loop, `$out` (the block around it) is 1 level up.
-  const OUT = 1;
-  const line: Code[] = [
-    [...setStatus(Stop.End), ...op.get(p), ...op.get(e), ...op.i32GeU, ...op.brIf(OUT)],
-    [...setStatus(Stop.Head), ...op.get(H), ...op.i32Eqz, ...op.brIf(OUT)],
-    [...setStatus(Stop.Slow), ...op.get(p), ...op.get(H), ...op.i32Add, ...op.get(e), ...op.i32GeU, ...op.brIf(OUT)],
-    // the head, 8 bytes at a time, the last word overlapping
-    setStatus(Stop.Head),
+
+  // Inside `block $new` (in `block $have`, in the line loop, in `block $out`): $out is 3 up.
+  const kept: Code[] = [
+    [...setStatus(Stop.Head), ...op.get(H), ...op.i32Eqz, ...op.brIf(3)],
+    [...setStatus(Stop.Slow), ...op.get(p), ...op.get(H), ...op.i32Add, ...op.get(e), ...op.i32GeU, ...op.brIf(3)],
+    // the head, 8 bytes at a time, the last word overlapping; a difference: try it as a new head
     [...op.i32(0), ...op.set(i)],
     op.block(
       op.loop(
         [...op.get(i), ...op.i32(8), ...op.i32Add, ...op.get(H), ...op.i32GeU, ...op.brIf(1)],
-        [...op.get(p), ...op.get(i), ...op.i32Add, ...op.i64Load(), ...op.get(i), ...op.i64Load(HEAD), ...op.i64Ne, ...op.brIf(OUT + 2)],
+        [...op.get(p), ...op.get(i), ...op.i32Add, ...op.i64Load(), ...op.get(i), ...op.i64Load(HEAD), ...op.i64Ne, ...op.brIf(2)],
         [...op.get(i), ...op.i32(8), ...op.i32Add, ...op.set(i), ...op.br(0)],
       ),
     ),
     [...op.get(p), ...op.get(H), ...op.i32Add, ...op.i32(8), ...op.i32Sub, ...op.i64Load()],
-    [...op.get(H), ...op.i32(8), ...op.i32Sub, ...op.i64Load(HEAD), ...op.i64Ne, ...op.brIf(OUT)],
+    [...op.get(H), ...op.i32(8), ...op.i32Sub, ...op.i64Load(HEAD), ...op.i64Ne, ...op.brIf(0)],
+    op.br(1),
+  ];
+  // After `block $new`, inside `block $have`: $out is 2 up.
+  const OUT = 2;
+  const fresh: Code[] = [
+    setStatus(Stop.Head),
+    // `{"ts":`
+    [...op.get(p), ...op.i32(6), ...op.i32Add, ...op.get(e), ...op.i32GeU, ...op.brIf(OUT)],
+    [...op.get(p), ...op.i32Load(), ...op.i32(0x7374227b), ...op.i32Ne, ...op.brIf(OUT)],
+    [...op.get(p), ...op.i32Load16u(4), ...op.i32(0x3a22), ...op.i32Ne, ...op.brIf(OUT)],
+    // the ts: digits, then `.` and digits, as one mantissa
+    [...op.get(p), ...op.i32(6), ...op.i32Add, ...op.tee(q), ...op.set(d0), ...op.i64(0n), ...op.set(m)],
+    digitLoop(q, e, c, [...op.get(m), ...op.i64(10n), ...op.i64Mul, ...op.get(c), ...op.i64ExtendI32U, ...op.i64Add, ...op.set(m)]),
+    [...op.get(q), ...op.get(d0), ...op.i32Sub, ...op.tee(c), ...op.i32Eqz, ...op.brIf(OUT)],
+    [...op.get(c), ...op.i32(1), ...op.i32GtU, ...op.get(d0), ...op.i32Load8u(), ...op.i32(48), ...op.i32Eq, ...op.i32And, ...op.brIf(OUT)],
+    [...op.i32(0), ...op.set(v)], // v = fraction digits
+    [...op.get(q), ...op.get(e), ...op.i32GeU, ...op.brIf(OUT)],
+    [...op.get(q), ...op.i32Load8u(), ...op.i32(46), ...op.i32Eq],
+    op.if(
+      [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.tee(q), ...op.set(ns)],
+      digitLoop(q, e, c, [...op.get(m), ...op.i64(10n), ...op.i64Mul, ...op.get(c), ...op.i64ExtendI32U, ...op.i64Add, ...op.set(m)]),
+      [...op.get(q), ...op.get(ns), ...op.i32Sub, ...op.tee(v), ...op.i32Eqz, ...op.brIf(OUT + 1)],
+    ),
+    // at most 18 characters, so 18 digits (exact in i64); a mantissa below 2^53
+    [...op.get(q), ...op.get(d0), ...op.i32Sub, ...op.i32(18), ...op.i32GtU, ...op.brIf(OUT)],
+    [...op.get(m), ...op.i64(1n << 53n), ...op.i64GeU, ...op.brIf(OUT)],
+    literal(',"node":"', q, e, OUT),
+    // the node name: printable ASCII, no escapes; its hash on the way
+    [...op.get(q), ...op.set(ns), ...op.i32(0x811c9dc5 | 0), ...op.set(h)],
+    op.block(
+      op.loop(
+        [...op.get(q), ...op.get(e), ...op.i32GeU, ...op.brIf(OUT + 2)],
+        [...op.get(q), ...op.i32Load8u(), ...op.tee(c), ...op.i32(34), ...op.i32Eq, ...op.brIf(1)],
+        [...op.get(c), ...op.i32(92), ...op.i32Eq, ...op.get(c), ...op.i32(0x80), ...op.i32GeU, ...op.i32Or, ...op.get(c), ...op.i32(0x20), ...op.i32LtU, ...op.i32Or, ...op.brIf(OUT + 2)],
+        [...op.get(h), ...op.get(c), ...op.i32Xor, ...op.i32(0x01000193), ...op.i32Mul, ...op.set(h)],
+        [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.set(q), ...op.br(0)],
+      ),
+    ),
+    [...op.get(q), ...op.get(ns), ...op.i32Sub, ...op.set(c)], // c = name length
+    literal('","gpu":', q, e, OUT),
+    [...op.get(q), ...op.get(p), ...op.i32Sub, ...op.i32(WASM_HEAD_MAX), ...op.i32GtU, ...op.brIf(OUT)],
+    // its node: probe the name table from the hash's slot; an empty slot: not known here
+    [...op.get(h), ...op.i32(HASH_SLOTS - 1), ...op.i32And, ...op.set(h)],
+    op.block(
+      op.loop(
+        [...op.get(h), ...op.i32(4), ...op.i32Mul, ...op.i32Load(HASH), ...op.tee(cand), ...op.i32Eqz, ...op.brIf(OUT + 2)],
+        [...op.get(cand), ...op.i32(1), ...op.i32Sub, ...op.set(cand)],
+        op.block(
+          [...op.get(cand), ...op.i32(4), ...op.i32Mul, ...op.i32Load(NAMELEN), ...op.get(c), ...op.i32(1), ...op.i32Add, ...op.i32Ne, ...op.brIf(0)],
+          [...op.i32(0), ...op.set(i)],
+          op.loop(
+            [...op.get(i), ...op.get(c), ...op.i32GeU, ...op.brIf(3)],
+            [...op.get(ns), ...op.get(i), ...op.i32Add, ...op.i32Load8u()],
+            [...op.get(cand), ...op.i32(NAME_MAX), ...op.i32Mul, ...op.get(i), ...op.i32Add, ...op.i32Load8u(NAMES), ...op.i32Ne, ...op.brIf(1)],
+            [...op.get(i), ...op.i32(1), ...op.i32Add, ...op.set(i), ...op.br(0)],
+          ),
+        ),
+        [...op.get(h), ...op.i32(1), ...op.i32Add, ...op.i32(HASH_SLOTS - 1), ...op.i32And, ...op.set(h), ...op.br(0)],
+      ),
+    ),
+    // kept: bytes, ts (the mantissa over 10^fraction digits), node
+    [...op.get(q), ...op.get(p), ...op.i32Sub, ...op.set(H)],
+    [...op.i32(HEAD), ...op.set(c)],
+    copyWords(c, p, H, i),
+    [...op.get(m), ...op.f64ConvertI64U, ...op.get(v), ...op.i32(8), ...op.i32Mul, ...op.f64Load(POW), ...op.f64Div, ...op.set(ts)],
+    [...op.get(cand), ...op.set(node)],
+  ];
+
+  // In the line loop, `$out` (the block around it) is 1 up.
+  const line: Code[] = [
+    [...setStatus(Stop.End), ...op.get(p), ...op.get(e), ...op.i32GeU, ...op.brIf(1)],
+    op.block(op.block(...kept), ...fresh),
     // gpu, util, mem_mb, power_w, `}\n`
     setStatus(Stop.Slow),
     [...op.get(p), ...op.get(H), ...op.i32Add, ...op.set(q)],
-    digits(gpu, q, e, v, c, d0, OUT + 0),
-    literal(',"util":', q, e, OUT),
-    digits(util, q, e, v, c, d0, OUT),
-    literal(',"mem_mb":', q, e, OUT),
-    digits(mem, q, e, v, c, d0, OUT),
-    literal(',"power_w":', q, e, OUT),
-    digits(pow, q, e, v, c, d0, OUT),
-    [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.get(e), ...op.i32GeU, ...op.brIf(OUT)],
-    [...op.get(q), ...op.i32Load16u(), ...op.i32(0x0a7d), ...op.i32Ne, ...op.brIf(OUT)],
-    [...op.get(gpu), ...op.i32(0xffff), ...op.i32GtU, ...op.brIf(OUT)],
+    digits(gpu, q, e, v, c, d0, 1),
+    literal(',"util":', q, e, 1),
+    digits(util, q, e, v, c, d0, 1),
+    literal(',"mem_mb":', q, e, 1),
+    digits(mem, q, e, v, c, d0, 1),
+    literal(',"power_w":', q, e, 1),
+    digits(pow, q, e, v, c, d0, 1),
+    [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.get(e), ...op.i32GeU, ...op.brIf(1)],
+    [...op.get(q), ...op.i32Load16u(), ...op.i32(0x0a7d), ...op.i32Ne, ...op.brIf(1)],
     // the lane: table entries are lane id + 1, 0 = not known here
-    [...op.get(node), ...op.i32(NODE_SLOTS), ...op.i32GeU, ...op.brIf(OUT)],
-    [...op.get(gpu), ...op.i32(GPU_SLOTS), ...op.i32GeU, ...op.brIf(OUT)],
+    [...op.get(node), ...op.i32(NODE_SLOTS), ...op.i32GeU, ...op.brIf(1)],
+    [...op.get(gpu), ...op.i32(GPU_SLOTS), ...op.i32GeU, ...op.brIf(1)],
     setStatus(Stop.Lane),
     [...op.get(node), ...op.i32(GPU_SLOTS), ...op.i32Mul, ...op.get(gpu), ...op.i32Add, ...op.i32(2), ...op.i32Mul, ...op.i32Load16u(LANES), ...op.tee(lane)],
-    [...op.i32Eqz, ...op.brIf(OUT)],
+    [...op.i32Eqz, ...op.brIf(1)],
     [...op.get(lane), ...op.i32(1), ...op.i32Sub, ...op.set(lane)],
-    [...setStatus(Stop.Full), ...op.get(rows), ...op.i32(CAP), ...op.i32GeU, ...op.brIf(OUT)],
+    [...setStatus(Stop.Full), ...op.get(rows), ...op.i32(CAP), ...op.i32GeU, ...op.brIf(1)],
     // the row: a new tick group when its ts differs from the row before's
     [...op.get(ts), ...op.get(lastTs), ...op.f64Ne],
     op.if(
@@ -183,6 +300,9 @@ function scanProgram(): Code {
     ...at0(0), ...op.get(rows), ...op.i32Store(S_ROWS),
     ...at0(0), ...op.get(groups), ...op.i32Store(S_GROUPS),
     ...at0(0), ...op.get(lastTs), ...op.f64Store(S_LASTTS),
+    ...at0(0), ...op.get(H), ...op.i32Store(S_HEADLEN),
+    ...at0(0), ...op.get(node), ...op.i32Store(S_NODE),
+    ...at0(0), ...op.get(ts), ...op.f64Store(S_HEADTS),
     ...op.get(status),
   ];
 }
@@ -193,7 +313,7 @@ function moduleOnce(): WebAssembly.Module | null {
   if (compiled === undefined) {
     try {
       const bytes = assemble(Math.ceil((IN + IN_START) / PAGE), [
-        { name: "scan", params: [I32, I32], results: [I32], locals: [...Array<ValType>(15).fill(I32), F64, F64], body: scanProgram() },
+        { name: "scan", params: [I32, I32], results: [I32], locals: [...Array<ValType>(18).fill(I32), F64, F64, I64], body: scanProgram() },
       ]);
       compiled = new WebAssembly.Module(bytes);
     } catch {
@@ -228,6 +348,8 @@ export class GpuWasmScan {
   private i32!: Int32Array;
   private f64!: Float64Array;
   private lanes!: Uint16Array;
+  /** HASH then NAMELEN, one view */
+  private nodeTabs!: Int32Array;
   private owner: object | null = null;
   /** Rows decoded here so far (tests: the path was taken). */
   decoded = 0;
@@ -239,6 +361,7 @@ export class GpuWasmScan {
     this.memory = inst.exports.memory as WebAssembly.Memory;
     this.scanFn = inst.exports.scan as (p: number, e: number) => number;
     this.views();
+    new Float64Array(this.memory.buffer, POW, POW10.length).set(POW10);
   }
 
   private views(): void {
@@ -247,6 +370,7 @@ export class GpuWasmScan {
     this.i32 = new Int32Array(b, 0, 16);
     this.f64 = new Float64Array(b, 0, 8);
     this.lanes = new Uint16Array(b, LANES, NODE_SLOTS * GPU_SLOTS);
+    this.nodeTabs = new Int32Array(b, HASH, HASH_SLOTS + NODE_SLOTS);
   }
 
   /** Make `owner` the scanner whose lanes and head the module holds (true: it already was). */
@@ -254,12 +378,9 @@ export class GpuWasmScan {
     if (this.owner === owner) return true;
     this.owner = owner;
     this.lanes.fill(0);
+    this.nodeTabs.fill(0);
     this.i32[S_HEADLEN >> 2] = 0;
     return false;
-  }
-
-  isOwner(owner: object): boolean {
-    return this.owner === owner;
   }
 
   /** Copy `[start, end)` of `buf` to `base`; returns the end offset in the module's memory. */
@@ -275,17 +396,28 @@ export class GpuWasmScan {
     return need;
   }
 
-  /** The head that lines must repeat: `[p, p + len)` of the loaded range, its ts and node id. */
-  setHead(p: number, len: number, ts: number, node: number): void {
+  /**
+   * The head that lines must repeat: `[p, p + len)` of the loaded range, its ts and node id,
+   * the node's name at `[name, nameEnd)`, which is kept (once) so the loop can take the
+   * next head of this node itself.
+   */
+  setHead(p: number, len: number, ts: number, node: number, name: number, nameEnd: number): void {
+    const i32 = this.i32;
     this.u8.copyWithin(HEAD, p, p + len);
-    this.i32[S_HEADLEN >> 2] = len;
-    this.i32[S_NODE >> 2] = node;
+    i32[S_HEADLEN >> 2] = len;
+    i32[S_NODE >> 2] = node;
     this.f64[S_HEADTS >> 3] = ts;
-  }
-
-  /** Forget the head (the next line stops with `Stop.Head`). */
-  dropHead(): void {
-    this.i32[S_HEADLEN >> 2] = 0;
+    const n = nameEnd - name;
+    const tabs = this.nodeTabs;
+    if (node >= NODE_SLOTS || n > NAME_MAX || tabs[HASH_SLOTS + node] !== 0) return;
+    const u8 = this.u8;
+    u8.copyWithin(NAMES + node * NAME_MAX, name, nameEnd);
+    tabs[HASH_SLOTS + node] = n + 1;
+    let h = 0x811c9dc5 | 0;
+    for (let k = name; k < nameEnd; k++) h = Math.imul(h ^ u8[k]!, 0x01000193);
+    h &= HASH_SLOTS - 1;
+    while (tabs[h] !== 0) h = (h + 1) & (HASH_SLOTS - 1);
+    tabs[h] = node + 1;
   }
 
   /** Lane id of (node id, gpu) for the rows decoded here (ignored outside the table or above 0xfffe). */

@@ -13,7 +13,7 @@
  * lib/store/telemetry/ingest.test.ts checks both paths agree on such lines.
  */
 import { OPEN_T1, parseLenientJson } from "@/lib/store/format";
-import { gpuWasm, Stop, WASM_HEAD_MAX, type GpuWasmScan } from "@/lib/store/telemetry/gpu-wasm";
+import { gpuWasm, POW10, Stop, WASM_HEAD_MAX, type GpuWasmScan } from "@/lib/store/telemetry/gpu-wasm";
 import {
   addEngineRecord,
   addGpuRecord,
@@ -72,7 +72,6 @@ function consumeLine(line: string, consume: (rec: unknown) => boolean): boolean 
 // ---------------------------------------------------------------------------------------
 // byte-level helpers
 
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 /**
  * Byte strings of 4 to 16 bytes are compared as four little-endian words, read at offsets
@@ -456,6 +455,9 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
   private readonly headView = new DataView(new ArrayBuffer(HEAD_MAX));
   private headTs = 0;
   private headNode = 0;
+  /** Where the last head `parseHead` read has its node name. */
+  private nameAt = 0;
+  private nameEnd = 0;
 
   constructor(private readonly dicts: Dicts) {
     super();
@@ -512,6 +514,8 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
     const node = this.nodes.id(buf, ns, ne);
     const at = ne + P_GPU.length;
     this.keepHead(viewOf(buf), pos, at - pos, ts, node);
+    this.nameAt = ns;
+    this.nameEnd = ne;
     return at;
   }
 
@@ -583,7 +587,7 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
           const after = this.parseHead(buf, at, end);
           const len = after - at;
           if (after >= 0 && len >= 8 && len <= WASM_HEAD_MAX && Number.isFinite(this.headTs)) {
-            w.setHead(p, len, this.headTs, this.headNode);
+            w.setHead(p, len, this.headTs, this.headNode, this.nameAt - at + p, this.nameEnd - at + p);
             continue;
           }
         }

@@ -57,6 +57,7 @@ export const op = {
   i32Load8u: (offset = 0) => mem(0x2d, offset),
   i32Load16u: (offset = 0) => mem(0x2f, offset),
   i32Store: (offset = 0) => mem(0x36, offset),
+  i64Store: (offset = 0) => mem(0x37, offset),
   f64Store: (offset = 0) => mem(0x39, offset),
   i32Store8: (offset = 0) => mem(0x3a, offset),
   i32Store16: (offset = 0) => mem(0x3b, offset),
@@ -69,11 +70,19 @@ export const op = {
   i32GtU: [0x4b],
   i32GeU: [0x4f],
   i64Ne: [0x52],
+  i64GeU: [0x5a],
   f64Ne: [0x62],
   i32Add: [0x6a],
   i32Sub: [0x6b],
   i32Mul: [0x6c],
   i32And: [0x71],
+  i32Or: [0x72],
+  i32Xor: [0x73],
+  i64Add: [0x7c],
+  i64Mul: [0x7e],
+  f64Div: [0xa3],
+  i64ExtendI32U: [0xad],
+  f64ConvertI64U: [0xba],
 };
 
 export interface FuncSpec {
