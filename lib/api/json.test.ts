@@ -261,6 +261,42 @@ describe("JsonSink", () => {
     expect(new JsonSink().chunks()).toEqual([]);
   });
 
+  it("copies the text of a run equal to a recent one, and only then", () => {
+    const ticks = Array.from({ length: 4000 }, (_, i) => 1763985602.012 + 2 * i);
+    const neg = ticks.map((t, i) => (i === 7 ? -0 : t));
+    const zero = ticks.map((t, i) => (i === 7 ? 0 : t));
+    const runs: ArrayLike<unknown>[] = [
+      ticks,
+      Array.from({ length: 4000 }, (_, i) => i % 60),
+      [...ticks], // equal, another array: copied
+      Float64Array.from(ticks), // equal, typed: copied
+      ticks.map((t, i) => (i === 3999 ? t + 1 : t)), // the last element differs
+      ticks.map((t, i) => (i === 0 ? t - 1 : t)), // the first element differs
+      ticks.slice(0, 3999), // shorter
+      neg,
+      zero, // equal to `neg` as numbers, the same text
+      ticks.map((t, i) => (i === 5 ? NaN : t)),
+      ticks.map((t, i) => (i === 5 ? NaN : t)), // NaN is not equal to NaN: written again, the same text
+      ticks.map((t) => t / 7), // left to JSON.stringify
+      ticks.map((t) => t / 7),
+    ];
+    const sink = new JsonSink();
+    const want: string[] = [];
+    runs.forEach((r, k) => {
+      if (k > 0) {
+        sink.ascii(";");
+        want.push(";");
+      }
+      sink.numbers(r, 0, r.length);
+      want.push(JSON.stringify(Array.from(r as ArrayLike<number>)).slice(1, -1));
+    });
+    expect(Buffer.concat(sink.chunks()).toString()).toBe(want.join(""));
+    // a run of another answer's sink is not a recent run of this one
+    const other = new JsonSink();
+    other.numbers(ticks.map((t) => t + 1), 0, 4000);
+    expect(Buffer.concat(other.chunks()).toString()).toBe(JSON.stringify(ticks.map((t) => t + 1)).slice(1, -1));
+  });
+
   it("never copies what it wrote: a first buffer of its size, then buffers of 1 MiB", () => {
     const sink = new JsonSink();
     sink.text("x".repeat(200_000));

@@ -312,12 +312,43 @@ export class JsonSink {
       const end = Math.min(to, i + NUMBERS_AT_ONCE);
       if (i > from) this.ascii(",");
       this.room((end - i) * MAX_NUMBER_BYTES);
-      const at = numbersInto(values, i, end, this.buf, this.at);
+      if (this.repeat(values, i, end)) continue;
+      const start = this.at;
+      const at = numbersInto(values, i, end, this.buf, start);
       if (at >= 0) {
-        this.bytes += at - this.at;
+        this.bytes += at - start;
         this.at = at;
+        const recent = this.recent;
+        if (recent.length === REPEAT_KEPT) recent.shift();
+        recent.push({ values, from: i, to: end, buf: this.buf, start, end: at });
       } else this.text(JSON.stringify(plain(Array.prototype.slice.call(values, i, end))).slice(1, -1));
     }
+  }
+
+  /**
+   * The last runs of numbers written as digits, and where their text is: the series of one
+   * answer often share their timestamps (every engine is scraped on the same tick, every
+   * GPU of a node sampled on the same tick), and a run equal to one of them element for
+   * element has the same text, copied instead of written again (a 4 h engine_series
+   * answer: 8 series of the same 4,000 ticks, #20).
+   */
+  private readonly recent: { values: ArrayLike<unknown>; from: number; to: number; buf: Buffer; start: number; end: number }[] = [];
+
+  /** `values[from..to)` equals a recent run: its text copied here (the caller made room). */
+  private repeat(values: ArrayLike<unknown>, from: number, to: number): boolean {
+    if (to - from < REPEAT_MIN) return false;
+    next: for (const run of this.recent) {
+      if (run.to - run.from !== to - from) continue;
+      const prev = run.values;
+      const d = run.from - from;
+      for (let i = from; i < to; i++) if (values[i] !== prev[i + d]) continue next;
+      const n = run.end - run.start;
+      run.buf.copy(this.buf, this.at, run.start, run.end);
+      this.at += n;
+      this.bytes += n;
+      return true;
+    }
+    return false;
   }
 
   /** The bytes written, in order (views of the sink's buffers). */
@@ -337,6 +368,9 @@ export class JsonSink {
 /** A sink's first buffer at most (a 4 h engine_series answer fills it and one more), and each buffer after it (unless one string needs more). */
 const FIRST_BYTES = 256 * 1024;
 const CHUNK_BYTES = 1 << 20;
+/** Runs shorter than this are written again rather than compared with recent ones; and how many recent runs are kept. */
+const REPEAT_MIN = 64;
+const REPEAT_KEPT = 4;
 /** A sink's first buffer at least. */
 const MIN_FIRST_BYTES = 1024;
 /** Numbers written at once (their room, MAX_NUMBER_BYTES each, fits a buffer). */
