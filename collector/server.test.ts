@@ -63,6 +63,25 @@ describe("ingest HTTP", () => {
     expect(m.text).toContain('rlboard_collector_records_written_total{stream="phases"} 3');
   });
 
+  it("refuses GPU samples whose values the store's columns cannot hold as given", async () => {
+    const h = await start();
+    const ok = { ts: 1755000041.5, node: "10.0.0.1", gpu: 0, util: 87, mem_mb: 61234, power_w: 612 };
+    const bad = [
+      { ...ok, util: 300 },
+      { ...ok, util: -1 },
+      { ...ok, power_w: 40000 },
+      { ...ok, mem_mb: 3_000_000_000 },
+    ];
+    for (const [i, b] of bad.entries()) {
+      const r = await postJson(`${h.url}/v1/gpu_util`, { records: [ok, b] });
+      expect(r.status, JSON.stringify(b)).toBe(400);
+      expect((r.json as { error: { message: string } }).error.message, JSON.stringify(b)).toMatch(/^records\[1\]\.(util|power_w|mem_mb): /);
+      expect((r.json as { accepted: number }).accepted, `case ${i}`).toBe(1);
+    }
+    const edge = { ...ok, util: 255, mem_mb: -2147483648, power_w: 32767 };
+    expect((await postJson(`${h.url}/v1/gpu_util`, { records: [edge] })).status).toBe(200);
+  });
+
   it("keeps metric value types from the JSON text (95.0 stays a float, NaN accepted) and key order", async () => {
     const h = await start();
     const body =

@@ -12,7 +12,7 @@
  * fast-validate.test.ts checks that both accept and reject the same table of records.
  */
 import { PyFloat } from "./python-json";
-import { MAX_TS, OPEN_T1, PHASE_ROLES, TRAJECTORY_KINDS as KINDS } from "./records";
+import { GPU_VALUE_RANGE, MAX_TS, OPEN_T1, PHASE_ROLES, TRAJECTORY_KINDS as KINDS } from "./records";
 import type { StreamName } from "./streams";
 
 type Rec = Record<string, unknown>;
@@ -20,6 +20,7 @@ type Rec = Record<string, unknown>;
 const isTs = (v: unknown): boolean => typeof v === "number" && v >= 0 && v < MAX_TS;
 const isInt = (v: unknown): boolean => Number.isSafeInteger(v);
 const isStr = (v: unknown): boolean => typeof v === "string";
+const inRange = (v: unknown, [lo, hi]: readonly [number, number]): boolean => isInt(v) && (v as number) >= lo && (v as number) <= hi;
 
 function isDict(v: unknown): v is Rec {
   return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
@@ -60,9 +61,9 @@ export const FAST_CHECKS: Partial<Record<StreamName, (r: unknown) => boolean>> =
     isStr(r.node) &&
     isInt(r.gpu) &&
     (r.gpu as number) >= 0 &&
-    isInt(r.util) &&
-    isInt(r.mem_mb) &&
-    isInt(r.power_w),
+    inRange(r.util, GPU_VALUE_RANGE.util) &&
+    inRange(r.mem_mb, GPU_VALUE_RANGE.mem_mb) &&
+    inRange(r.power_w, GPU_VALUE_RANGE.power_w),
   gpu_processes: (r) =>
     hasKeys(r, 6) &&
     isTs(r.ts) &&

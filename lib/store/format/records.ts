@@ -81,13 +81,21 @@ export const TopologySnapshot = z.strictObject({
   engines: z.array(EngineInfo),
 });
 
+/**
+ * The readers keep util in a byte, mem_mb in 32 bits and power_w in 16: a sample outside
+ * these ranges would be read back as another number, so it is refused here and a line
+ * holding one is corrupt on read (docs/formats.md §4.5).
+ */
+export const GPU_VALUE_RANGE = { util: [0, 255], mem_mb: [-(2 ** 31), 2 ** 31 - 1], power_w: [-(2 ** 15), 2 ** 15 - 1] } as const;
+const ranged = ([lo, hi]: readonly [number, number]) => z.preprocess(unwrap, z.number().int().min(lo).max(hi));
+
 export const GpuSample = z.strictObject({
   ts: Timestamp,
   node: z.string(),
   gpu: NonNegInt,
-  util: Int,
-  mem_mb: Int,
-  power_w: Int,
+  util: ranged(GPU_VALUE_RANGE.util),
+  mem_mb: ranged(GPU_VALUE_RANGE.mem_mb),
+  power_w: ranged(GPU_VALUE_RANGE.power_w),
 });
 
 export const GpuProcessSample = z.strictObject({

@@ -615,6 +615,19 @@ export interface PhaseMeta {
 export type PhasePart = PhaseColumns & PhaseMeta;
 
 /** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */
+/**
+ * util, mem and power as their columns store them — each truncated toward zero, as a
+ * typed array does — are the values given: util 0…255 (u8), mem in 32 bits, power in 16
+ * (`GPU_VALUE_RANGE`). Anything else (300 % would be kept as 44 %, NaN as 0) makes the
+ * line corrupt instead.
+ */
+export function gpuValuesFit(util: number, mem: number, power: number): boolean {
+  const u = Math.trunc(util);
+  const m = Math.trunc(mem);
+  const p = Math.trunc(power);
+  return u >= 0 && u <= 255 && m >= -2147483648 && m <= 2147483647 && p >= -32768 && p <= 32767;
+}
+
 export class GpuStage {
   n = 0;
   lane: Uint16Array;
@@ -1317,6 +1330,7 @@ export function addGpuRecord(block: GpuStage, dicts: Dicts, o: unknown): boolean
   const { ts, node, gpu, util, mem_mb, power_w } = o;
   if (!isNum(ts) || !Number.isFinite(ts) || !isStr(node) || !isInt(gpu) || !isNum(util) || !isNum(mem_mb) || !isNum(power_w))
     return false;
+  if (!gpuValuesFit(util, mem_mb, power_w)) return false;
   block.push(ts, dicts.laneId(node, gpu), util, mem_mb, power_w);
   return true;
 }

@@ -17,8 +17,8 @@
  * subset of it, and `gpu-wasm.test.ts` holds the two to the same columns.
  *
  * Rows go to column buffers in the module's memory, in the layout `GpuStage.appendScanned`
- * takes: lane (u16), util (u8), mem (i32), power (i16) as the JS scanner stores them (the
- * same wrap-around for values past the column's width), and a tick group opened whenever
+ * takes: lane (u16), util (u8), mem (i32), power (i16) — a value past its column's width is
+ * left to the JS scanner, which counts the line corrupt — and a tick group opened whenever
  * a row's ts differs from the row before's, as `GpuStage.push` opens them.
  */
 import { assemble, F64, I32, I64, op, type Code, type ValType } from "@/lib/store/telemetry/wasm-asm";
@@ -265,6 +265,9 @@ function scanProgram(): Code {
     digits(pow, q, e, v, c, d0, 1),
     [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.get(e), ...op.i32GeU, ...op.brIf(1)],
     [...op.get(q), ...op.i32Load16u(), ...op.i32(0x0a7d), ...op.i32Ne, ...op.brIf(1)],
+    // values their columns hold as given (`gpuValuesFit`; mem has at most 9 digits)
+    [...op.get(util), ...op.i32(255), ...op.i32GtU, ...op.brIf(1)],
+    [...op.get(pow), ...op.i32(32767), ...op.i32GtU, ...op.brIf(1)],
     // the lane: table entries are lane id + 1, 0 = not known here
     [...op.get(node), ...op.i32(NODE_SLOTS), ...op.i32GeU, ...op.brIf(1)],
     [...op.get(gpu), ...op.i32(GPU_SLOTS), ...op.i32GeU, ...op.brIf(1)],

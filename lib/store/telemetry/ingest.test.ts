@@ -179,6 +179,51 @@ describe("gpu_util line scanner", () => {
   });
 });
 
+describe("gpu_util values the columns cannot hold", () => {
+  // util is kept in a byte, mem_mb in 32 bits, power_w in 16 (blocks.ts GpuBlock): a value
+  // outside would be stored as another number (300 % as 44 %), so such a line is corrupt.
+  const outside = [
+    GPU.replace('"util":95', '"util":300'),
+    GPU.replace('"util":95', '"util":256'),
+    GPU.replace('"util":95', '"util":-1'),
+    GPU.replace('"util":95', '"util":NaN'),
+    GPU.replace('"util":95', '"util":-Infinity'),
+    GPU.replace('"power_w":653', '"power_w":40000'),
+    GPU.replace('"power_w":653', '"power_w":-32769'),
+    GPU.replace('"power_w":653', '"power_w":1e999'),
+    GPU.replace('"mem_mb":74737', '"mem_mb":3000000000'),
+    GPU.replace('"mem_mb":74737', '"mem_mb":-2147483649'),
+  ];
+  const inside = [
+    GPU.replace('"util":95', '"util":255'),
+    GPU.replace('"util":95', '"util":0'),
+    GPU.replace('"util":95', '"util":95.7'),
+    GPU.replace('"util":95', '"util":-0.5'),
+    GPU.replace('"power_w":653', '"power_w":32767'),
+    GPU.replace('"power_w":653', '"power_w":-32768'),
+    GPU.replace('"mem_mb":74737', '"mem_mb":2147483647'),
+    GPU.replace('"mem_mb":74737', '"mem_mb":-2147483648'),
+  ];
+  it("are corrupt on the scanner's path and the generic one, the rest stored as given", () => {
+    for (const fast of [true, false]) {
+      const bad = viaGpu(outside, fast);
+      expect({ fast, corrupt: bad.corrupt, rows: bad.rows }).toEqual({ fast, corrupt: outside.length, rows: [] });
+      const good = viaGpu(inside, fast);
+      expect(good.corrupt).toBe(0);
+      expect(good.rows.map((r) => (r as number[]).slice(3))).toEqual([
+        [255, 74737, 653],
+        [0, 74737, 653],
+        [95, 74737, 653],
+        [0, 74737, 653],
+        [95, 74737, 32767],
+        [95, 74737, -32768],
+        [95, 2147483647, 653],
+        [95, -2147483648, 653],
+      ]);
+    }
+  });
+});
+
 describe("gpu_util line scanner, lines that repeat the line before's head or ts", () => {
   // The scanner answers a line that starts with the line before's `{"ts":…,"node":"…","gpu":`
   // (or repeats its ts text) from what it read then: only byte-identical text may do that.

@@ -20,6 +20,7 @@ import {
   decodePhase,
   EngineStage,
   GpuStage,
+  gpuValuesFit,
   type Dicts,
   type EngineBlock,
   type GpuBlock,
@@ -545,7 +546,7 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
     if (c < 0 || c + 11 > end || v.getUint32(c, true) !== P_POW.w0 || v.getUint32(c + 4, true) !== P_POW.w1 || v.getUint32(c + 7, true) !== P_POW.w3) return -1;
     const power = readInt(buf, c + 11, end);
     const nl = lineEnd(buf, cursor, end);
-    if (nl < 0 || !Number.isFinite(ts) || !Number.isInteger(gpu) || gpu < 0 || gpu > 0xffff) return -1;
+    if (nl < 0 || !Number.isFinite(ts) || !Number.isInteger(gpu) || gpu < 0 || gpu > 0xffff || !gpuValuesFit(util, mem, power)) return -1;
     const byGpu = (this.laneCache[node] ??= []);
     let lane = byGpu[gpu];
     if (lane === undefined) byGpu[gpu] = lane = this.dicts.laneId(this.nodeNames[node]!, gpu);
