@@ -614,7 +614,6 @@ export interface PhaseMeta {
 /** A whole phase file's rows, its markers matched inside it: what a parse worker hands back (`PhaseBlock.toPart`). */
 export type PhasePart = PhaseColumns & PhaseMeta;
 
-/** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */
 /**
  * util, mem and power as their columns store them — each truncated toward zero, as a
  * typed array does — are the values given: util 0…255 (u8), mem in 32 bits, power in 16
@@ -628,6 +627,7 @@ export function gpuValuesFit(util: number, mem: number, power: number): boolean 
   return u >= 0 && u <= 255 && m >= -2147483648 && m <= 2147483647 && p >= -32768 && p <= 32767;
 }
 
+/** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */
 export class GpuStage {
   n = 0;
   lane: Uint16Array;

@@ -163,6 +163,30 @@ describe("gpu_util WebAssembly loop", () => {
     expect(decoded).toBeGreaterThan(60_000);
   });
 
+  it("takes a range longer than its memory (which grows), and leaves a much longer one to the JS scanner", () => {
+    const line = (t: number, g: number) => `{"ts":${1763913600 + t}.5,"node":"10.1.0.1","gpu":${g},"util":${(t + g) % 101},"mem_mb":${t},"power_w":${g}}`;
+    const text = (bytes: number) => {
+      const out: string[] = [];
+      let n = 0;
+      for (let t = 0; n < bytes; t++)
+        for (let g = 0; g < 8; g++) {
+          const l = line(t, g);
+          out.push(l);
+          n += l.length + 1;
+        }
+      return Buffer.from(out.join("\n") + "\n");
+    };
+    for (const [mb, viaWasm] of [
+      [6, true],
+      [17, false],
+    ] as const) {
+      const { js, wasm, decoded } = both(text(mb << 20), []);
+      expect(wasm).toEqual(js);
+      expect(js.rows).toBeGreaterThan(mb * 10_000);
+      expect(decoded > 0, `${mb} MiB`).toBe(viaWasm);
+    }
+  });
+
   it("hands over between scanners that share the thread's instance", () => {
     setGpuWasmMinBytes(0);
     const a = Buffer.from(gpuText(101, 3000, 6));

@@ -376,14 +376,13 @@ export class GpuWasmScan {
     this.nodeTabs = new Int32Array(b, HASH, HASH_SLOTS + NODE_SLOTS);
   }
 
-  /** Make `owner` the scanner whose lanes and head the module holds (true: it already was). */
-  claim(owner: object): boolean {
-    if (this.owner === owner) return true;
+  /** Make `owner` the scanner whose lanes, node names and head the module holds (another's are dropped). */
+  claim(owner: object): void {
+    if (this.owner === owner) return;
     this.owner = owner;
     this.lanes.fill(0);
     this.nodeTabs.fill(0);
     this.i32[S_HEADLEN >> 2] = 0;
-    return false;
   }
 
   /** Copy `[start, end)` of `buf` to `base`; returns the end offset in the module's memory. */

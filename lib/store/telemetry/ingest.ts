@@ -73,7 +73,6 @@ function consumeLine(line: string, consume: (rec: unknown) => boolean): boolean 
 // ---------------------------------------------------------------------------------------
 // byte-level helpers
 
-
 /**
  * Byte strings of 4 to 16 bytes are compared as four little-endian words, read at offsets
  * 0, 4, 8 and n − 4 (each clamped to n − 4, so they overlap where n < 16) and kept as
@@ -564,7 +563,7 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
    * any other line goes through `fast` / the generic path, after the rows before it.
    */
   protected scan(buf: Buffer, start: number, end: number, fileOffset: number): IngestResult {
-    const w = end - start >= wasmMinBytes ? gpuWasm() : null;
+    const w = end - start >= wasmMinBytes && end - start <= WASM_MAX_RANGE ? gpuWasm() : null;
     if (!w) return super.scan(buf, start, end, fileOffset);
     w.claim(this);
     const base = w.base;
@@ -618,6 +617,11 @@ export class GpuLineScanner extends LineScanner<GpuBlock> {
 
 /** Ranges shorter than this skip the WebAssembly loop (a followed file's few new lines). */
 let wasmMinBytes = 64 << 10;
+/**
+ * Ranges longer than this skip it too: a read chunk is 2 MiB and only a line longer than
+ * that widens one, and a module's memory never shrinks once grown for a range.
+ */
+const WASM_MAX_RANGE = 16 << 20;
 
 /** Tests: the smallest range the gpu_util scanner hands to WebAssembly. */
 export function setGpuWasmMinBytes(n: number): void {
