@@ -163,7 +163,6 @@ function scanProgram(): Code {
   const ts = 20, lastTs = 21;
   // i64 locals
   const m = 22;
-  const at0 = (addr: number): Code => op.i32(addr); // a fixed address (the constant offset does the rest)
   const setStatus = (s: Stop): Code => [...op.i32(s), ...op.set(status)];
 
   // Inside `block $new` (in `block $have`, in the line loop, in `block $out`): $out is 3 up.
@@ -291,21 +290,20 @@ function scanProgram(): Code {
     [...op.get(rows), ...op.i32(1), ...op.i32Add, ...op.set(rows)],
     [...op.get(q), ...op.i32(2), ...op.i32Add, ...op.set(p), ...op.br(0)],
   ];
+  // What lives in memory between calls (JS reads and sets it there): [address, local, is f64].
+  const state: [number, number, boolean][] = [
+    [S_HEADLEN, H, false],
+    [S_NODE, node, false],
+    [S_ROWS, rows, false],
+    [S_GROUPS, groups, false],
+    [S_HEADTS, ts, true],
+    [S_LASTTS, lastTs, true],
+  ];
   return [
-    ...at0(0), ...op.i32Load(S_HEADLEN), ...op.set(H),
-    ...at0(0), ...op.i32Load(S_NODE), ...op.set(node),
-    ...at0(0), ...op.i32Load(S_ROWS), ...op.set(rows),
-    ...at0(0), ...op.i32Load(S_GROUPS), ...op.set(groups),
-    ...at0(0), ...op.f64Load(S_HEADTS), ...op.set(ts),
-    ...at0(0), ...op.f64Load(S_LASTTS), ...op.set(lastTs),
+    ...state.flatMap(([at, local, f]) => [...op.i32(0), ...(f ? op.f64Load(at) : op.i32Load(at)), ...op.set(local)]),
     ...op.block(op.loop(...line)),
-    ...at0(0), ...op.get(p), ...op.i32Store(S_POS),
-    ...at0(0), ...op.get(rows), ...op.i32Store(S_ROWS),
-    ...at0(0), ...op.get(groups), ...op.i32Store(S_GROUPS),
-    ...at0(0), ...op.get(lastTs), ...op.f64Store(S_LASTTS),
-    ...at0(0), ...op.get(H), ...op.i32Store(S_HEADLEN),
-    ...at0(0), ...op.get(node), ...op.i32Store(S_NODE),
-    ...at0(0), ...op.get(ts), ...op.f64Store(S_HEADTS),
+    ...state.flatMap(([at, local, f]) => [...op.i32(0), ...op.get(local), ...(f ? op.f64Store(at) : op.i32Store(at))]),
+    ...op.i32(0), ...op.get(p), ...op.i32Store(S_POS),
     ...op.get(status),
   ];
 }
