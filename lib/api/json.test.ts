@@ -279,6 +279,7 @@ describe("JsonSink", () => {
       ticks.map((t, i) => (i === 5 ? NaN : t)), // NaN is not equal to NaN: written again, the same text
       ticks.map((t) => t / 7), // left to JSON.stringify
       ticks.map((t) => t / 7),
+      ticks, // the same array again (series sharing one timestamps array): copied
     ];
     const sink = new JsonSink();
     const want: string[] = [];
@@ -291,6 +292,12 @@ describe("JsonSink", () => {
       want.push(JSON.stringify(Array.from(r as ArrayLike<number>)).slice(1, -1));
     });
     expect(Buffer.concat(sink.chunks()).toString()).toBe(want.join(""));
+    // the same array from another element is another run
+    const shifted = new JsonSink();
+    shifted.numbers(ticks, 0, 100);
+    shifted.ascii(";");
+    shifted.numbers(ticks, 1, 101);
+    expect(Buffer.concat(shifted.chunks()).toString()).toBe(`${JSON.stringify(ticks.slice(0, 100)).slice(1, -1)};${JSON.stringify(ticks.slice(1, 101)).slice(1, -1)}`);
     // a run of another answer's sink is not a recent run of this one
     const other = new JsonSink();
     other.numbers(ticks.map((t) => t + 1), 0, 4000);

@@ -341,7 +341,8 @@ export class JsonSink {
       if (run.to - run.from !== to - from) continue;
       const prev = run.values;
       const d = run.from - from;
-      for (let i = from; i < to; i++) if (values[i] !== prev[i + d]) continue next;
+      // (the same stretch of the same array — series sharing one timestamps array — is equal as it stands)
+      if (prev !== values || d !== 0) for (let i = from; i < to; i++) if (values[i] !== prev[i + d]) continue next;
       const n = run.end - run.start;
       run.buf.copy(this.buf, this.at, run.start, run.end);
       this.at += n;

@@ -26,6 +26,30 @@ const row = (ts: number, metric: string, value: number, labels: Record<string, s
   value,
 });
 
+describe("engine series: shared timestamps", () => {
+  it("gives series scraped on the same ticks one timestamps array, and others their own", async () => {
+    const B = "http://10.0.0.2:15000";
+    const C = "http://10.0.0.3:15000";
+    const rows: EngineRow[] = [];
+    for (let t = 0; t < 50; t++) {
+      rows.push(row(100 + 2 * t, "sglang_num_running_reqs", t, {}, A), row(100 + 2 * t, "sglang_num_running_reqs", 2 * t, {}, B));
+      // C is scraped half a second later from tick 20 on
+      rows.push(row(100 + 2 * t + (t >= 20 ? 0.5 : 0), "sglang_num_running_reqs", 3 * t, {}, C));
+    }
+    const store = storeWith(rows);
+    for (const maxPoints of [2000, 10]) {
+      const s = await engineSeries(store, "sglang_num_running_reqs", null, null, maxPoints, false);
+      expect(s.map((x) => x.addr)).toEqual([A, B, C]);
+      expect(s[1]!.ts).toBe(s[0]!.ts);
+      expect(s[2]!.ts).not.toBe(s[0]!.ts);
+      expect(s[2]!.ts).not.toEqual(s[0]!.ts);
+      expect(s[0]!.ts).toHaveLength(maxPoints === 10 ? 10 : 50);
+      expect(s[1]!.value).toEqual(s[0]!.value.map((v) => 2 * v));
+      expect(JSON.parse(JSON.stringify(s))).toEqual(s.map((x) => ({ ...x, ts: [...x.ts] })));
+    }
+  });
+});
+
 describe("engine series: dp fold and derivations", () => {
   it("sums dp ranks per scrape tick before differencing a counter (80/s)", async () => {
     const store = storeWith([

@@ -312,8 +312,22 @@ export async function engineSeries(
     // A bucket series alone is not an answer (its quantiles are, above).
     parts = prom && metric.endsWith("_bucket") ? [] : await partsOf(metric);
   }
+  let ticks: number[] | null = null;
   return parts.map((p) => {
     const idx = strideIndices(p.ts.length, maxPoints);
-    return { addr: p.addr, labels: p.labels, ts: pickNumbers(p.ts, idx), value: pickNumbers(p.value, idx) };
+    ticks = sameTicks(ticks, p.ts, idx) ?? pickNumbers(p.ts, idx);
+    return { addr: p.addr, labels: p.labels, ts: ticks, value: pickNumbers(p.value, idx) };
   });
+}
+
+/**
+ * `prev` when the series' picked timestamps equal it, else null. Every engine is scraped
+ * on the same tick, so the series of an answer mostly carry the same timestamps: they
+ * then share one array (no copy per series, and its JSON text is written once and copied,
+ * lib/api/json.ts). Answers are read, never changed in place.
+ */
+function sameTicks(prev: number[] | null, ts: ArrayLike<number>, idx: ArrayLike<number> | null): number[] | null {
+  if (prev === null || prev.length !== (idx === null ? ts.length : idx.length)) return null;
+  for (let k = 0; k < prev.length; k++) if (ts[idx === null ? k : idx[k]!] !== prev[k]) return null;
+  return prev;
 }
