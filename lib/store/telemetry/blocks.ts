@@ -8,7 +8,7 @@
  * share a timestamp (one sampler tick of a node, one scrape tick) share one ts slot — so
  * a row costs ~10 bytes; the other streams keep plain records.
  */
-import { ENGINE_INFO_FIELDS, RECORD_FIELDS } from "@/lib/store/format";
+import { ENGINE_INFO_FIELDS, GPU_VALUE_RANGE, RECORD_FIELDS } from "@/lib/store/format";
 import { CHUNK, Col, fitted, grown, Interner, MASK, SHIFT, type TypedArray } from "@/lib/store/telemetry/columns";
 import type { Part } from "@/lib/store/telemetry/engine-parts";
 import type { ScannedRows } from "@/lib/store/telemetry/gpu-wasm";
@@ -614,6 +614,10 @@ export interface PhaseMeta {
 /** A whole phase file's rows, its markers matched inside it: what a parse worker hands back (`PhaseBlock.toPart`). */
 export type PhasePart = PhaseColumns & PhaseMeta;
 
+const [UTIL_LO, UTIL_HI] = GPU_VALUE_RANGE.util;
+const [MEM_LO, MEM_HI] = GPU_VALUE_RANGE.mem_mb;
+const [POWER_LO, POWER_HI] = GPU_VALUE_RANGE.power_w;
+
 /**
  * util, mem and power as their columns store them — each truncated toward zero, as a
  * typed array does — are the values given: util 0…255 (u8), mem in 32 bits, power in 16
@@ -624,7 +628,7 @@ export function gpuValuesFit(util: number, mem: number, power: number): boolean 
   const u = Math.trunc(util);
   const m = Math.trunc(mem);
   const p = Math.trunc(power);
-  return u >= 0 && u <= 255 && m >= -2147483648 && m <= 2147483647 && p >= -32768 && p <= 32767;
+  return u >= UTIL_LO && u <= UTIL_HI && m >= MEM_LO && m <= MEM_HI && p >= POWER_LO && p <= POWER_HI;
 }
 
 /** Rows parsed from one read chunk, in monomorphic typed arrays, before a bulk append. */

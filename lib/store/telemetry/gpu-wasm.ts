@@ -21,6 +21,7 @@
  * left to the JS scanner, which counts the line corrupt — and a tick group opened whenever
  * a row's ts differs from the row before's, as `GpuStage.push` opens them.
  */
+import { GPU_VALUE_RANGE } from "@/lib/store/format";
 import { assemble, F64, I32, I64, op, type Code, type ValType } from "@/lib/store/telemetry/wasm-asm";
 
 /** Why `scan` stopped. */
@@ -265,8 +266,8 @@ function scanProgram(): Code {
     [...op.get(q), ...op.i32(1), ...op.i32Add, ...op.get(e), ...op.i32GeU, ...op.brIf(1)],
     [...op.get(q), ...op.i32Load16u(), ...op.i32(0x0a7d), ...op.i32Ne, ...op.brIf(1)],
     // values their columns hold as given (`gpuValuesFit`; mem has at most 9 digits)
-    [...op.get(util), ...op.i32(255), ...op.i32GtU, ...op.brIf(1)],
-    [...op.get(pow), ...op.i32(32767), ...op.i32GtU, ...op.brIf(1)],
+    [...op.get(util), ...op.i32(GPU_VALUE_RANGE.util[1]), ...op.i32GtU, ...op.brIf(1)],
+    [...op.get(pow), ...op.i32(GPU_VALUE_RANGE.power_w[1]), ...op.i32GtU, ...op.brIf(1)],
     // the lane: table entries are lane id + 1, 0 = not known here
     [...op.get(node), ...op.i32(NODE_SLOTS), ...op.i32GeU, ...op.brIf(1)],
     [...op.get(gpu), ...op.i32(GPU_SLOTS), ...op.i32GeU, ...op.brIf(1)],
