@@ -661,15 +661,7 @@ export class GpuStage {
   push(ts: number, lane: number, util: number, mem: number, power: number): void {
     if (this.n === this.lane.length) this.grow();
     const i = this.n++;
-    if (ts !== this.lastTs) {
-      if (ts < this.lastTs) this.sorted = false;
-      const g = this.g++;
-      this.gTs[g] = ts;
-      this.gStart[g] = i;
-      this.lastTs = ts;
-      if (ts < this.minTs) this.minTs = ts;
-      if (ts > this.maxTs) this.maxTs = ts;
-    }
+    if (ts !== this.lastTs) this.openGroup(ts, i);
     this.lane[i] = lane;
     this.util[i] = util;
     this.mem[i] = mem;
@@ -688,17 +680,18 @@ export class GpuStage {
     this.util.set(r.util, at);
     this.mem.set(r.mem, at);
     this.power.set(r.power, at);
-    for (let k = 0; k < g; k++) {
-      const ts = r.gTs[k]!;
-      if (ts < this.lastTs) this.sorted = false;
-      const j = this.g++;
-      this.gTs[j] = ts;
-      this.gStart[j] = at + r.gStart[k]!;
-      this.lastTs = ts;
-      if (ts < this.minTs) this.minTs = ts;
-      if (ts > this.maxTs) this.maxTs = ts;
-    }
+    for (let k = 0; k < g; k++) this.openGroup(r.gTs[k]!, at + r.gStart[k]!);
     this.n = at + n;
+  }
+  /** A tick group stamped `ts` from row `row` on (the arrays have room: groups never outnumber rows). */
+  private openGroup(ts: number, row: number): void {
+    if (ts < this.lastTs) this.sorted = false;
+    const g = this.g++;
+    this.gTs[g] = ts;
+    this.gStart[g] = row;
+    this.lastTs = ts;
+    if (ts < this.minTs) this.minTs = ts;
+    if (ts > this.maxTs) this.maxTs = ts;
   }
   /** Empty again (its arrays kept). */
   clear(): void {
