@@ -16,7 +16,7 @@
 import { join } from "node:path";
 import { hourKeyOfIndex, hourStartOfKey, HOUR_FILE_RE, PHASE_INDEX_DIR, phaseIndexRel } from "@/lib/store/format";
 import { factsFromIndex, indexPhaseFile } from "@/lib/store/telemetry/phase-index";
-import { fileReader } from "@/lib/store/telemetry/read-range";
+import { fileReader, type ReadAt } from "@/lib/store/telemetry/read-range";
 import { replaceFile, type WriterFs } from "./writer-fs";
 
 /** Hours between an hour and the newest written before the hour is indexed. */
@@ -97,17 +97,10 @@ export async function indexHour(fs: WriterFs, dashDir: string, key: string, log:
   if (hourStart === null) return false;
   const target = join(dashDir, phaseIndexRel(key));
   try {
-    const fh = await fs.openRead(join(dashDir, "phases", `${key}.jsonl`));
-    let text: string | null;
-    try {
-      const index = await indexPhaseFile(fileReader(fh), await fh.stat(), hourStart);
-      text = index && JSON.stringify(index);
-    } finally {
-      await fh.close();
-    }
-    if (text === null) return false;
+    const index = await withHourFile(fs, dashDir, key, (read, stat) => indexPhaseFile(read, stat, hourStart));
+    if (index === null) return false;
     await fs.mkdir(join(dashDir, PHASE_INDEX_DIR));
-    await replaceFile(fs, target, text);
+    await replaceFile(fs, target, JSON.stringify(index));
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
@@ -140,13 +133,18 @@ async function upToDate(fs: WriterFs, dashDir: string, key: string): Promise<boo
   const text = await fs.readFileIfExists(join(dashDir, phaseIndexRel(key)));
   if (text === undefined) return false;
   try {
-    const fh = await fs.openRead(join(dashDir, "phases", `${key}.jsonl`));
-    try {
-      return (await factsFromIndex(text, fileReader(fh), await fh.stat())) !== null;
-    } finally {
-      await fh.close();
-    }
+    return (await withHourFile(fs, dashDir, key, (read, stat) => factsFromIndex(text, read, stat))) !== null;
   } catch {
     return false;
+  }
+}
+
+/** `fn` over phase hour `key`'s file, open for reading while it runs. */
+async function withHourFile<T>(fs: WriterFs, dashDir: string, key: string, fn: (read: ReadAt, stat: { size: number; mtimeMs: number }) => Promise<T>): Promise<T> {
+  const fh = await fs.openRead(join(dashDir, "phases", `${key}.jsonl`));
+  try {
+    return await fn(fileReader(fh), await fh.stat());
+  } finally {
+    await fh.close();
   }
 }
