@@ -30,12 +30,13 @@ export const Stop = {
   End: 0,
   /** The line's head is not the one handed in: the JS scanner parses it (`setHead`). */
   Head: 1,
-  /** The line is not in the shape decoded here: the JS scanner takes it. */
+  /**
+   * The line is not in the shape decoded here, or its (node, gpu) lane is not in the table:
+   * the JS scanner takes it (and tells the lane, `setLane`).
+   */
   Slow: 2,
-  /** The (node, gpu) lane is not in the table: the JS scanner takes the line (and `setLane`). */
-  Lane: 3,
   /** The row buffers are full: move them out (`take`) and go on. */
-  Full: 4,
+  Full: 3,
 } as const;
 export type Stop = (typeof Stop)[keyof typeof Stop];
 
@@ -271,7 +272,6 @@ function scanProgram(): Code {
     // the lane: table entries are lane id + 1, 0 = not known here
     [...op.get(node), ...op.i32(NODE_SLOTS), ...op.i32GeU, ...op.brIf(1)],
     [...op.get(gpu), ...op.i32(GPU_SLOTS), ...op.i32GeU, ...op.brIf(1)],
-    setStatus(Stop.Lane),
     [...op.get(node), ...op.i32(GPU_SLOTS), ...op.i32Mul, ...op.get(gpu), ...op.i32Add, ...op.i32(2), ...op.i32Mul, ...op.i32Load16u(LANES), ...op.tee(lane)],
     [...op.i32Eqz, ...op.brIf(1)],
     [...op.get(lane), ...op.i32(1), ...op.i32Sub, ...op.set(lane)],

@@ -47,7 +47,6 @@ export const op = {
   if: (...body: Code[]): Code => [0x04, 0x40, ...body.flat(), 0x0b],
   br: (depth: number): Code => [0x0c, ...uleb(depth)],
   brIf: (depth: number): Code => [0x0d, ...uleb(depth)],
-  return: [0x0f],
   get: (local: number): Code => [0x20, ...uleb(local)],
   set: (local: number): Code => [0x21, ...uleb(local)],
   tee: (local: number): Code => [0x22, ...uleb(local)],
