@@ -1,6 +1,6 @@
 /**
  * Just enough of the WebAssembly binary format to write a small module by hand: one
- * exported memory and exported functions over i32 / f64 values, no imports, no tables.
+ * exported memory and exported functions over i32 / i64 / f64 values, no imports, no tables.
  * The instructions are the spec's opcodes (WebAssembly Core Specification 2.0, §5.4);
  * each helper returns its bytes, so a function body is a flat list of them.
  *
